@@ -1,0 +1,209 @@
+/* loader.c --- the module's entry point: svn_fs_fs__init and the library
+ * vtable that libsvn_fs calls (loader glue layer).
+ *
+ * libsvn_fs links to libsvn_fs_fs-1.so.1 and calls svn_fs_fs__init() once
+ * per process; everything else reaches us through the vtables.  This file
+ * only adapts the loader's calling conventions to the storage layer
+ * (repo.h) and must stay free of format knowledge.
+ */
+#include <apr_strings.h>
+
+#include "svn_version.h"
+#include "svn_io.h"
+#include "private/svn_fs_util.h"
+
+#include "corrupt.h"
+#include "repo.h"
+#include "id.h"
+#include "index.h"
+#include "tree.h"
+
+#define FSFS7_DESCRIPTION \
+  "Module for working with a plain file (FSFS) repository " \
+  "(fsfs7 " PACKAGE_VERSION ", clean-room implementation)."
+
+static const svn_version_t *
+fsfs7_get_version(void)
+{
+  /* The loader insists on exact equality with its own version, so report
+     the version of the libsvn we were compiled against (configure made
+     sure that equals the installed one). */
+  SVN_VERSION_BODY;
+}
+
+static const char *
+fsfs7_get_description(void)
+{
+  return FSFS7_DESCRIPTION;
+}
+
+/* Serialise our use of the loader's common pool (none yet) and make the
+   in-process write mutex. */
+static svn_error_t *
+fsfs7_create(svn_fs_t *fs, const char *path, svn_mutex__t *common_pool_lock,
+             apr_pool_t *scratch_pool, apr_pool_t *common_pool)
+{
+  SVN_ERR(svn_fs__check_fs(fs, FALSE));
+  return svn_error_trace(svn_fs_fs__create_repo(fs, path, scratch_pool));
+}
+
+static svn_error_t *
+fsfs7_open(svn_fs_t *fs, const char *path, svn_mutex__t *common_pool_lock,
+           apr_pool_t *scratch_pool, apr_pool_t *common_pool)
+{
+  SVN_ERR(svn_fs__check_fs(fs, FALSE));
+  return svn_error_trace(svn_fs_fs__open_repo(fs, path, scratch_pool));
+}
+
+static svn_error_t *
+fsfs7_open_for_recovery(svn_fs_t *fs, const char *path,
+                        svn_mutex__t *common_pool_lock, apr_pool_t *pool,
+                        apr_pool_t *common_pool)
+{
+  SVN_ERR(svn_fs__check_fs(fs, FALSE));
+  return svn_error_trace(svn_fs_fs__open_repo_for_recovery(fs, path, pool));
+}
+
+static svn_error_t *
+fsfs7_upgrade(svn_fs_t *fs, const char *path,
+              svn_fs_upgrade_notify_t notify_func, void *notify_baton,
+              svn_cancel_func_t cancel_func, void *cancel_baton,
+              svn_mutex__t *common_pool_lock, apr_pool_t *scratch_pool,
+              apr_pool_t *common_pool)
+{
+  return svn_fs_fs__unsupported("upgrade");
+}
+
+/* Index consistency for the whole range, then each root's own checks.
+   (svnadmin verify additionally reads every node through the root API.) */
+static svn_error_t *
+fsfs7_verify(svn_fs_t *fs, const char *path, svn_revnum_t start,
+             svn_revnum_t end, svn_fs_progress_notify_func_t notify_func,
+             void *notify_baton, svn_cancel_func_t cancel_func,
+             void *cancel_baton, svn_mutex__t *common_pool_lock,
+             apr_pool_t *pool, apr_pool_t *common_pool)
+{
+  svn_revnum_t youngest;
+
+  SVN_ERR(svn_fs__check_fs(fs, FALSE));
+  SVN_ERR(svn_fs_fs__open_repo(fs, path, pool));
+  SVN_ERR(svn_fs_fs__youngest_rev(&youngest, fs, pool));
+  if (!SVN_IS_VALID_REVNUM(start))
+    start = 0;
+  if (!SVN_IS_VALID_REVNUM(end) || end > youngest)
+    end = youngest;
+  if (svn_fs_fs__use_log_addressing(fs))
+    SVN_ERR(svn_fs_fs__verify_indexes(fs, start, end, cancel_func,
+                                      cancel_baton, pool));
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+fsfs7_delete(const char *path, apr_pool_t *pool)
+{
+  return svn_error_trace(svn_io_remove_dir2(path, FALSE, NULL, NULL, pool));
+}
+
+static svn_error_t *
+fsfs7_hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
+              const char *dst_path, svn_boolean_t clean,
+              svn_boolean_t incremental, svn_fs_hotcopy_notify_t notify_func,
+              void *notify_baton, svn_cancel_func_t cancel_func,
+              void *cancel_baton, svn_mutex__t *common_pool_lock,
+              apr_pool_t *pool, apr_pool_t *common_pool)
+{
+  return svn_fs_fs__unsupported("hotcopy");
+}
+
+static svn_error_t *
+fsfs7_recover(svn_fs_t *fs, svn_cancel_func_t cancel_func, void *cancel_baton,
+              apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("recover");
+}
+
+static svn_error_t *
+fsfs7_pack(svn_fs_t *fs, const char *path, svn_fs_pack_notify_t notify_func,
+           void *notify_baton, svn_cancel_func_t cancel_func,
+           void *cancel_baton, svn_mutex__t *common_pool_lock,
+           apr_pool_t *pool, apr_pool_t *common_pool)
+{
+  return svn_fs_fs__unsupported("pack");
+}
+
+static svn_error_t *
+fsfs7_bdb_logfiles(apr_array_header_t **logfiles, const char *path,
+                   svn_boolean_t only_unused, apr_pool_t *pool)
+{
+  /* FSFS has no Berkeley DB log files; report none, as stock does. */
+  *logfiles = apr_array_make(pool, 0, sizeof(const char *));
+  return SVN_NO_ERROR;
+}
+
+static svn_fs_id_t *
+fsfs7_parse_id(const char *data, apr_size_t len, apr_pool_t *pool)
+{
+  svn_fs_fs__id_t *id = svn_fs_fs__id_parse(data, len, pool);
+  return id ? &id->public : NULL;
+}
+
+static svn_error_t *
+fsfs7_set_svn_fs_open(svn_fs_t *fs,
+                      svn_error_t *(*svn_fs_open_)(svn_fs_t **, const char *,
+                                                   apr_hash_t *, apr_pool_t *,
+                                                   apr_pool_t *))
+{
+  SVN_FS_FS__DATA(fs)->svn_fs_open_ = svn_fs_open_;
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+fsfs7_ioctl(svn_fs_ioctl_code_t ctlcode, void *input, void **output_p,
+            svn_cancel_func_t cancel_func, void *cancel_baton,
+            apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
+                           "fsfs7 does not implement ioctl code %s:%d",
+                           ctlcode.fs_type, ctlcode.code);
+}
+
+static fs_library_vtable_t library_vtable = {
+  fsfs7_get_version,
+  fsfs7_create,
+  fsfs7_open,
+  fsfs7_open_for_recovery,
+  fsfs7_upgrade,
+  fsfs7_verify,
+  fsfs7_delete,
+  fsfs7_hotcopy,
+  fsfs7_get_description,
+  fsfs7_recover,
+  fsfs7_pack,
+  fsfs7_bdb_logfiles,
+  fsfs7_parse_id,
+  fsfs7_set_svn_fs_open,
+  svn_fs_fs__info_fsap_dup,
+  fsfs7_ioctl
+};
+
+/* The loader passes its own version; we only work with the exact release
+   whose private ABI we were compiled against. */
+__attribute__((visibility("default"))) svn_error_t *
+svn_fs_fs__init(const svn_version_t *loader_version,
+                fs_library_vtable_t **vtable, apr_pool_t *common_pool)
+{
+  static const svn_version_checklist_t checklist[] = {
+    { "svn_subr",  svn_subr_version },
+    { "svn_delta", svn_delta_version },
+    { "svn_fs_util", svn_fs_util__version },
+    { NULL, NULL }
+  };
+
+  if (loader_version->major != SVN_VER_MAJOR)
+    return svn_error_createf(SVN_ERR_VERSION_MISMATCH, NULL,
+                             "Unsupported FS loader version (%d) for fsfs7",
+                             loader_version->major);
+  SVN_ERR(svn_ver_check_list2(fsfs7_get_version(), checklist, svn_ver_equal));
+  *vtable = &library_vtable;
+  return SVN_NO_ERROR;
+}

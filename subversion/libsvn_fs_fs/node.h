@@ -1,0 +1,66 @@
+/* node.h --- node-revisions, directories, node properties and changed-path
+ * lists as stored in revisions (storage layer, read side).
+ *
+ * Locates an item through index.h, reads it through revfile.h / rep_read.h
+ * and parses it with the codecs (noderev_codec.h, dirent_codec.h,
+ * changes_codec.h, hashdump.h).  Owner: the nodes layer (node.c).
+ */
+#ifndef FSFS7_NODE_H
+#define FSFS7_NODE_H
+
+#include "fsfs7.h"
+
+/* The node-revision with ID (a committed one), in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+                       const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
+                       apr_pool_t *scratch_pool);
+
+/* ID of the root directory node-rev of REV. */
+svn_error_t *
+svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
+                       svn_revnum_t rev, apr_pool_t *result_pool,
+                       apr_pool_t *scratch_pool);
+
+/* Entries of directory NODEREV as an array of svn_fs_dirent_t *, sorted
+   by name (strcmp), in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
+                       const svn_fs_fs__noderev_t *noderev,
+                       apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* Entry NAME of directory NODEREV, or NULL if there is none. */
+svn_error_t *
+svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
+                     const svn_fs_fs__noderev_t *noderev, const char *name,
+                     apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* Properties of NODEREV (const char * -> svn_string_t *), never NULL. */
+svn_error_t *
+svn_fs_fs__node_proplist(apr_hash_t **props, svn_fs_t *fs,
+                         const svn_fs_fs__noderev_t *noderev,
+                         apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* Changed-path list of REV, at most MAX_COUNT entries starting with entry
+   number FIRST (0-based), as svn_fs_fs__change_t *.  *DONE is set when no
+   entries follow.  Lets callers walk huge lists in bounded memory. */
+svn_error_t *
+svn_fs_fs__rev_changes_block(apr_array_header_t **changes,
+                             svn_boolean_t *done, svn_fs_t *fs,
+                             svn_revnum_t rev, apr_size_t first,
+                             apr_size_t max_count, apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool);
+
+/* The whole changed-path list of REV. */
+svn_error_t *
+svn_fs_fs__rev_changes(apr_array_header_t **changes, svn_fs_t *fs,
+                       svn_revnum_t rev, apr_pool_t *result_pool,
+                       apr_pool_t *scratch_pool);
+
+/* Create this layer's caches in MEMBUFFER (see caching.h). */
+svn_error_t *
+svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
+                             const char *prefix, apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool);
+
+#endif

@@ -1,0 +1,58 @@
+/* rep_read.h --- reading representations (storage layer).
+ *
+ * Turns a svn_fs_fs__rep_t into bytes: reads the rep header, follows the
+ * delta chain (skip-deltas, shared reps in other revisions), decodes svndiff
+ * 0/1/2 windows and verifies MD5/SHA1 and the expanded size.  Large files
+ * are streamed window by window.  Formats: doc/format/representations.md,
+ * doc/format/svndiff.md.  Owner: the reps layer (rep_read.c, rep_header.c,
+ * svndiff.c).
+ */
+#ifndef FSFS7_REP_READ_H
+#define FSFS7_REP_READ_H
+
+#include "svn_io.h"
+#include "svn_delta.h"
+#include "fsfs7.h"
+
+/* A readable stream of the fulltext of REP (an empty stream for NULL).
+   When the whole stream has been read, its length, MD5 (and SHA1 if
+   known) are checked; mismatches are SVN_ERR_FS_CORRUPT /
+   SVN_ERR_CHECKSUM_MISMATCH.  Everything lives in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
+                               const svn_fs_fs__rep_t *rep,
+                               apr_pool_t *result_pool);
+
+/* The whole fulltext of REP (NULL rep: empty) in RESULT_POOL, checked as
+   above.  Meant for directories, property lists and small files. */
+svn_error_t *
+svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
+                        const svn_fs_fs__rep_t *rep, apr_pool_t *result_pool,
+                        apr_pool_t *scratch_pool);
+
+/* A delta stream turning SOURCE's fulltext (NULL: empty) into TARGET's. */
+svn_error_t *
+svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
+                            const svn_fs_fs__rep_t *source,
+                            const svn_fs_fs__rep_t *target,
+                            apr_pool_t *pool);
+
+/* If REP's fulltext is in the cache, hand it to PROCESSOR and set
+   *SUCCESS; otherwise set *SUCCESS to FALSE and do nothing. */
+svn_error_t *
+svn_fs_fs__rep_try_process(svn_boolean_t *success, svn_fs_t *fs,
+                           const svn_fs_fs__rep_t *rep,
+                           svn_fs_process_contents_func_t processor,
+                           void *baton, apr_pool_t *pool);
+
+/* TRUE if A and B reference the same on-disk representation. */
+svn_boolean_t
+svn_fs_fs__rep_same(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b);
+
+/* Create this layer's caches in MEMBUFFER (see caching.h). */
+svn_error_t *
+svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
+                            const char *prefix, apr_pool_t *result_pool,
+                            apr_pool_t *scratch_pool);
+
+#endif

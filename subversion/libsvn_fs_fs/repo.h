@@ -1,0 +1,52 @@
+/* repo.h --- creating and opening a repository's db/ directory
+ * (storage layer; doc/format/layout.md, format.md, fsfs-conf.md, r0.md).
+ *
+ * Owner: the admin layer (repo_create.c, repo_open.c, format.c, fsconf.c,
+ * fs_vtable.c).
+ */
+#ifndef FSFS7_REPO_H
+#define FSFS7_REPO_H
+
+#include "fsfs7.h"
+
+/* The fs vtable handed to the loader (fs_vtable.c). */
+extern const fs_vtable_t svn_fs_fs__fs_vtable;
+
+/* Create a new repository at PATH for FS: format per fs->config
+   (compatible-version, pre-1.x-compatible, fsfs-shard-size,
+   fsfs-log-addressing) exactly as stock 1.14 would, with r0, then open
+   it.  Allocates fs->fsap_data. */
+svn_error_t *
+svn_fs_fs__create_repo(svn_fs_t *fs, const char *path,
+                       apr_pool_t *scratch_pool);
+
+/* Open the repository at PATH into FS: read format, uuid, fsfs.conf,
+   min-unpacked-rev; set fs->vtable; set up caches.  Allocates
+   fs->fsap_data in fs->pool. */
+svn_error_t *
+svn_fs_fs__open_repo(svn_fs_t *fs, const char *path,
+                     apr_pool_t *scratch_pool);
+
+/* Like svn_fs_fs__open_repo but tolerant of a damaged db/current, for
+   'svnadmin recover'. */
+svn_error_t *
+svn_fs_fs__open_repo_for_recovery(svn_fs_t *fs, const char *path,
+                                  apr_pool_t *scratch_pool);
+
+/* Fill the svn_fs_fsfs_info_t of FS. */
+svn_error_t *
+svn_fs_fs__info_fsap(const void **fsap_info, svn_fs_t *fs,
+                     apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* Deep copy of an svn_fs_fsfs_info_t. */
+void *
+svn_fs_fs__info_fsap_dup(const void *fsap_info, apr_pool_t *result_pool);
+
+/* Run FUNC(BATON) with db/write-lock held (and the in-process mutex). */
+svn_error_t *
+svn_fs_fs__with_write_lock(svn_fs_t *fs,
+                           svn_error_t *(*func)(void *baton,
+                                                apr_pool_t *pool),
+                           void *baton, apr_pool_t *pool);
+
+#endif

@@ -1,0 +1,74 @@
+/* revfile.h --- access to revision and pack files (storage layer).
+ *
+ * The only code that opens db/revs/ files.  A handle covers the rev or pack
+ * file holding one revision; for logical addressing it knows the footer
+ * (doc/format/addressing.md), for physical addressing the pack manifest
+ * offset of its revisions.  Owner: the addressing layer (revfile.c).
+ */
+#ifndef FSFS7_REVFILE_H
+#define FSFS7_REVFILE_H
+
+#include <apr_file_io.h>
+#include "fsfs7.h"
+
+typedef struct svn_fs_fs__revfile_t
+{
+  svn_fs_t *fs;
+
+  /* First revision in the file (shard start when packed) and whether it
+     is a pack file. */
+  svn_revnum_t start_revision;
+  svn_boolean_t is_packed;
+
+  apr_file_t *file;
+  apr_off_t file_size;
+
+  /* Logical addressing: index locations and checksums from the footer;
+     valid once FOOTER_READ. */
+  svn_boolean_t footer_read;
+  apr_off_t l2p_offset;
+  apr_off_t p2l_offset;
+  apr_off_t footer_offset;
+  svn_checksum_t *l2p_checksum;
+  svn_checksum_t *p2l_checksum;
+
+  /* Pool the handle and its buffers live in. */
+  apr_pool_t *pool;
+
+  /* Private to revfile.c (read buffer, reuse bookkeeping). */
+  void *priv;
+} svn_fs_fs__revfile_t;
+
+/* Open the rev or pack file that holds REV of FS.  Retries once after
+   refreshing min-unpacked-rev, so a concurrent 'svnadmin pack' is no
+   error.  The handle lives until svn_fs_fs__revfile_close() or until
+   RESULT_POOL is cleared.  SVN_ERR_FS_NO_SUCH_REVISION if REV is not
+   there. */
+svn_error_t *
+svn_fs_fs__revfile_open(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
+                        svn_revnum_t rev, apr_pool_t *result_pool,
+                        apr_pool_t *scratch_pool);
+
+/* Read exactly LEN bytes at absolute OFFSET of FILE into BUF.  Reading
+   past the end is SVN_ERR_FS_CORRUPT. */
+svn_error_t *
+svn_fs_fs__revfile_read(void *buf, apr_size_t len,
+                        svn_fs_fs__revfile_t *file, apr_off_t offset);
+
+/* Read up to MAX_LEN bytes at OFFSET (fewer at EOF) into a buffer
+   allocated in RESULT_POOL; *LEN receives the count. */
+svn_error_t *
+svn_fs_fs__revfile_read_some(const char **data, apr_size_t *len,
+                             svn_fs_fs__revfile_t *file, apr_off_t offset,
+                             apr_size_t max_len, apr_pool_t *result_pool);
+
+/* Make sure FILE's footer fields are filled (logical addressing). */
+svn_error_t *
+svn_fs_fs__revfile_read_footer(svn_fs_fs__revfile_t *file,
+                               apr_pool_t *scratch_pool);
+
+/* Close FILE (idempotent). */
+svn_error_t *
+svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file);
+
+#endif
