@@ -1,61 +1,171 @@
 /* fs_vtable.c --- the fs vtable: filesystem-wide operations (loader glue).
  *
- * Each entry adapts one svn_fs_* call to the storage layer.  Entries that
- * are not implemented yet fail with SVN_ERR_UNSUPPORTED_FEATURE.
+ * Each entry adapts one svn_fs_* call to the storage layer (repo.h,
+ * revprops.h) or the tree layer (tree.h).  Transactions and lock writes
+ * are not implemented and fail with SVN_ERR_UNSUPPORTED_FEATURE.
  */
+#include <apr_strings.h>
+
+#include "svn_hash.h"
+#include "svn_io.h"
+#include "svn_props.h"
+#include "svn_version.h"
+#include "private/svn_fs_util.h"
+
 #include "corrupt.h"
+#include "fsconf.h"
+#include "locks_read.h"
+#include "paths.h"
 #include "repo.h"
+#include "revprops.h"
+#include "tree.h"
 
 static svn_error_t *
 fs_youngest_rev(svn_revnum_t *youngest_p, svn_fs_t *fs, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("youngest_rev");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__youngest_rev(youngest_p, fs, pool));
 }
 
 static svn_error_t *
 fs_refresh_revprops(svn_fs_t *fs, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("refresh_revprops");
+  return svn_error_trace(svn_fs_fs__reset_revprop_cache(fs));
 }
 
 static svn_error_t *
-fs_revision_prop(svn_string_t **value_p, svn_fs_t *fs, svn_revnum_t rev, const char *propname, svn_boolean_t refresh, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_revision_prop(svn_string_t **value_p, svn_fs_t *fs, svn_revnum_t rev,
+                 const char *propname, svn_boolean_t refresh,
+                 apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("revision_prop");
+  apr_hash_t *props;
+
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  SVN_ERR(svn_fs_fs__get_revprops(&props, fs, rev, refresh, result_pool,
+                                  scratch_pool));
+  *value_p = svn_hash_gets(props, propname);
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
-fs_revision_proplist(apr_hash_t **table_p, svn_fs_t *fs, svn_revnum_t rev, svn_boolean_t refresh, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_revision_proplist(apr_hash_t **table_p, svn_fs_t *fs, svn_revnum_t rev,
+                     svn_boolean_t refresh, apr_pool_t *result_pool,
+                     apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("revision_proplist");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__get_revprops(table_p, fs, rev, refresh,
+                                                 result_pool, scratch_pool));
+}
+
+/* What change_rev_prop does under the write lock. */
+typedef struct change_rev_prop_baton_t
+{
+  svn_fs_t *fs;
+  svn_revnum_t rev;
+  const char *name;
+  const svn_string_t *const *old_value_p;
+  const svn_string_t *value;
+} change_rev_prop_baton_t;
+
+static svn_error_t *
+change_rev_prop_locked(void *baton, apr_pool_t *pool)
+{
+  change_rev_prop_baton_t *b = baton;
+  apr_hash_t *props;
+  const svn_string_t *present;
+
+  SVN_ERR(svn_fs_fs__get_revprops(&props, b->fs, b->rev, TRUE, pool, pool));
+  present = svn_hash_gets(props, b->name);
+  if (b->old_value_p)
+    {
+      const svn_string_t *wanted = *b->old_value_p;
+
+      if (!(wanted == NULL && present == NULL)
+          && !(wanted && present && svn_string_compare(wanted, present)))
+        return svn_error_createf(SVN_ERR_FS_PROP_BASEVALUE_MISMATCH, NULL,
+                                 "revprop '%s' has unexpected value in "
+                                 "filesystem", b->name);
+    }
+  svn_hash_sets(props, b->name, b->value);
+  return svn_error_trace(svn_fs_fs__set_revprops(b->fs, b->rev, props,
+                                                 pool));
 }
 
 static svn_error_t *
-fs_change_rev_prop(svn_fs_t *fs, svn_revnum_t rev, const char *name, const svn_string_t *const *old_value_p, const svn_string_t *value, apr_pool_t *pool)
+fs_change_rev_prop(svn_fs_t *fs, svn_revnum_t rev, const char *name,
+                   const svn_string_t *const *old_value_p,
+                   const svn_string_t *value, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("change_rev_prop");
+  change_rev_prop_baton_t b;
+
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, pool));
+  b.fs = fs;
+  b.rev = rev;
+  b.name = name;
+  b.old_value_p = old_value_p;
+  b.value = value;
+  return svn_error_trace(svn_fs_fs__with_write_lock(
+           fs, change_rev_prop_locked, &b, pool));
+}
+
+/* Write db/uuid for FS with UUID and (format 7+) a fresh instance id,
+   as the stock module does on every set_uuid (UUID-3). */
+static svn_error_t *
+set_uuid_locked(void *baton, apr_pool_t *pool)
+{
+  svn_fs_t *fs = ((void **)baton)[0];
+  const char *uuid = ((void **)baton)[1];
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  const char *instance_id = ffd->instance_id;
+  const char *path = svn_fs_fs__path_db(fs, "uuid", pool);
+  const char *text;
+
+  if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
+    {
+      instance_id = svn_uuid_generate(pool);
+      text = apr_pstrcat(pool, uuid, "\n", instance_id, "\n", SVN_VA_NULL);
+    }
+  else
+    text = apr_pstrcat(pool, uuid, "\n", SVN_VA_NULL);
+  SVN_ERR(svn_io_write_atomic2(path, text, strlen(text), path, TRUE, pool));
+  fs->uuid = apr_pstrdup(fs->pool, uuid);
+  ffd->instance_id = ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT
+                   ? apr_pstrdup(fs->pool, instance_id) : fs->uuid;
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
 fs_set_uuid(svn_fs_t *fs, const char *uuid, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("set_uuid");
+  void *baton[2];
+
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  baton[0] = fs;
+  baton[1] = (void *)(uuid ? uuid : svn_uuid_generate(pool));
+  return svn_error_trace(svn_fs_fs__with_write_lock(fs, set_uuid_locked,
+                                                    baton, pool));
 }
 
 static svn_error_t *
-fs_revision_root(svn_fs_root_t **root_p, svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
+fs_revision_root(svn_fs_root_t **root_p, svn_fs_t *fs, svn_revnum_t rev,
+                 apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("revision_root");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, pool));
+  return svn_error_trace(svn_fs_fs__revision_root(root_p, fs, rev, pool));
 }
 
 static svn_error_t *
-fs_begin_txn(svn_fs_txn_t **txn_p, svn_fs_t *fs, svn_revnum_t rev, apr_uint32_t flags, apr_pool_t *pool)
+fs_begin_txn(svn_fs_txn_t **txn_p, svn_fs_t *fs, svn_revnum_t rev,
+             apr_uint32_t flags, apr_pool_t *pool)
 {
   return svn_fs_fs__unsupported("begin_txn");
 }
 
 static svn_error_t *
-fs_open_txn(svn_fs_txn_t **txn, svn_fs_t *fs, const char *name, apr_pool_t *pool)
+fs_open_txn(svn_fs_txn_t **txn, svn_fs_t *fs, const char *name,
+            apr_pool_t *pool)
 {
   return svn_fs_fs__unsupported("open_txn");
 }
@@ -67,7 +177,8 @@ fs_purge_txn(svn_fs_t *fs, const char *txn_id, apr_pool_t *pool)
 }
 
 static svn_error_t *
-fs_list_transactions(apr_array_header_t **names_p, svn_fs_t *fs, apr_pool_t *pool)
+fs_list_transactions(apr_array_header_t **names_p, svn_fs_t *fs,
+                     apr_pool_t *pool)
 {
   return svn_fs_fs__unsupported("list_transactions");
 }
@@ -75,11 +186,15 @@ fs_list_transactions(apr_array_header_t **names_p, svn_fs_t *fs, apr_pool_t *poo
 static svn_error_t *
 fs_deltify(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("deltify");
+  /* FSFS deltifies at commit time; like stock, this is a no-op. */
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
-fs_lock(svn_fs_t *fs, apr_hash_t *targets, const char *comment, svn_boolean_t is_dav_comment, apr_time_t expiration_date, svn_boolean_t steal_lock, svn_fs_lock_callback_t lock_callback, void *lock_baton, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_lock(svn_fs_t *fs, apr_hash_t *targets, const char *comment,
+        svn_boolean_t is_dav_comment, apr_time_t expiration_date,
+        svn_boolean_t steal_lock, svn_fs_lock_callback_t lock_callback,
+        void *lock_baton, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   return svn_fs_fs__unsupported("lock");
 }
@@ -91,63 +206,117 @@ fs_generate_lock_token(const char **token, svn_fs_t *fs, apr_pool_t *pool)
 }
 
 static svn_error_t *
-fs_unlock(svn_fs_t *fs, apr_hash_t *targets, svn_boolean_t break_lock, svn_fs_lock_callback_t lock_callback, void *lock_baton, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_unlock(svn_fs_t *fs, apr_hash_t *targets, svn_boolean_t break_lock,
+          svn_fs_lock_callback_t lock_callback, void *lock_baton,
+          apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   return svn_fs_fs__unsupported("unlock");
 }
 
 static svn_error_t *
-fs_get_lock(svn_lock_t **lock, svn_fs_t *fs, const char *path, apr_pool_t *pool)
+fs_get_lock(svn_lock_t **lock, svn_fs_t *fs, const char *path,
+            apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("get_lock");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__locks_get(lock, fs, path, pool));
 }
 
 static svn_error_t *
-fs_get_locks(svn_fs_t *fs, const char *path, svn_depth_t depth, svn_fs_get_locks_callback_t get_locks_func, void *get_locks_baton, apr_pool_t *pool)
+fs_get_locks(svn_fs_t *fs, const char *path, svn_depth_t depth,
+             svn_fs_get_locks_callback_t get_locks_func,
+             void *get_locks_baton, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("get_locks");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__locks_walk(fs, path, depth,
+                                               get_locks_func,
+                                               get_locks_baton, pool));
 }
 
 static svn_error_t *
-fs_info_format(int *fs_format, svn_version_t **supports_version, svn_fs_t *fs, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_info_format(int *fs_format, svn_version_t **supports_version,
+               svn_fs_t *fs, apr_pool_t *result_pool,
+               apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("info_format");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_version_t *v = apr_pcalloc(result_pool, sizeof(*v));
+
+  /* FORMAT-2: format 6 arrived with 1.8, 7 with 1.9, 8 with 1.10. */
+  v->major = 1;
+  v->minor = ffd->format == 6 ? 8 : ffd->format == 7 ? 9 : 10;
+  v->patch = 0;
+  v->tag = "";
+  *fs_format = ffd->format;
+  *supports_version = v;
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
-fs_info_config_files(apr_array_header_t **files, svn_fs_t *fs, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_info_config_files(apr_array_header_t **files, svn_fs_t *fs,
+                     apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("info_config_files");
+  *files = apr_array_make(result_pool, 1, sizeof(const char *));
+  APR_ARRAY_PUSH(*files, const char *)
+    = svn_fs_fs__path_db(fs, SVN_FS_FS__CONFIG_FILE, result_pool);
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
-fs_info_fsap(const void **fsap_info, svn_fs_t *fs, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_info_fsap(const void **fsap_info, svn_fs_t *fs, apr_pool_t *result_pool,
+             apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("info_fsap");
+  return svn_error_trace(svn_fs_fs__info_fsap(fsap_info, fs, result_pool,
+                                              scratch_pool));
 }
 
 static svn_error_t *
 fs_verify_root(svn_fs_root_t *root, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("verify_root");
+  return svn_error_trace(svn_fs_fs__verify_root(root, pool));
+}
+
+/* Adapts svn_fs_freeze_func_t to the write-lock callback signature. */
+typedef struct freeze_baton_t
+{
+  svn_fs_freeze_func_t func;
+  void *baton;
+} freeze_baton_t;
+
+static svn_error_t *
+freeze_locked(void *baton, apr_pool_t *pool)
+{
+  freeze_baton_t *b = baton;
+  return svn_error_trace(b->func(b->baton, pool));
 }
 
 static svn_error_t *
-fs_freeze(svn_fs_t *fs, svn_fs_freeze_func_t freeze_func, void *freeze_baton, apr_pool_t *pool)
+fs_freeze(svn_fs_t *fs, svn_fs_freeze_func_t freeze_func, void *freeze_baton,
+          apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("freeze");
+  freeze_baton_t b;
+
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  b.func = freeze_func;
+  b.baton = freeze_baton;
+  return svn_error_trace(svn_fs_fs__with_write_lock(fs, freeze_locked, &b,
+                                                    pool));
 }
 
 static svn_error_t *
-fs_bdb_set_errcall(svn_fs_t *fs, void (*handler)(const char *errpfx, char *msg))
+fs_bdb_set_errcall(svn_fs_t *fs,
+                   void (*handler)(const char *errpfx, char *msg))
 {
-  return svn_fs_fs__unsupported("bdb_set_errcall");
+  /* Nothing to report through it for FSFS. */
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
-fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input, void **output_p, svn_cancel_func_t cancel_func, void *cancel_baton, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
+         void **output_p, svn_cancel_func_t cancel_func, void *cancel_baton,
+         apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("ioctl");
+  return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
+                           "fsfs7 does not implement ioctl code %s:%d",
+                           ctlcode.fs_type, ctlcode.code);
 }
 
 const fs_vtable_t svn_fs_fs__fs_vtable = {

@@ -1,25 +1,488 @@
-/* revprops.c --- placeholder: every function fails with SVN_ERR_UNSUPPORTED_FEATURE
-   until its layer implements it. */
+/* revprops.c --- reading and writing revision properties, plain and
+ * packed (revprops.h; doc/format/revprops.md).
+ *
+ * Read path:
+ *
+ *   svn_fs_fs__get_revprops
+ *     ensure_revision_exists
+ *     cache lookup (unless REFRESH)
+ *     read_revprops_once            -- twice if a file vanished under us
+ *       read_plain                  db/revprops/<shard>/<rev>
+ *       read_packed                 db/revprops/<shard>.pack/manifest
+ *         read_pack                   .../<start>.<counter>, unwrap, parse
+ *
+ * Write path (caller holds the write lock):
+ *
+ *   svn_fs_fs__set_revprops
+ *     write_plain                   temp file + rename (read-only, REVPROP-3)
+ *     write_packed                  rewrite the pack in place if it still
+ *                                   fits, else split it (RPPACK-7)
+ *
+ * Revision 0 is never packed (RPPACK-0).  The stock module keeps no
+ * on-disk generation counter in this release, so neither do we; each
+ * svn_fs_t has its own cache key space and REFRESH bypasses it.
+ */
+#include <apr_strings.h>
+
+#include "svn_dirent_uri.h"
+#include "svn_io.h"
+#include "svn_pools.h"
+#include "private/svn_atomic.h"
+
+#include "caching.h"
 #include "corrupt.h"
+#include "hashdump.h"
+#include "paths.h"
 #include "revprops.h"
+#include "revprops_codec.h"
+
+/* ------------------------------------------------------------------ */
+/* Where revprops of a revision live                                   */
+
+/* TRUE if REV's revprops are in a pack (RPPACK-0: never r0). */
+static svn_boolean_t
+revprops_packed(svn_fs_t *fs, svn_revnum_t rev)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  return rev > 0 && ffd->max_files_per_dir > 0
+         && rev < ffd->min_unpacked_rev;
+}
+
+/* First revision listed in the manifest of REV's shard. */
+static svn_revnum_t
+manifest_first_rev(svn_fs_t *fs, svn_revnum_t rev)
+{
+  svn_revnum_t start = svn_fs_fs__shard_start(fs, rev);
+  return start == 0 ? 1 : start;
+}
+
+/* db/revprops/<shard>.pack/<NAME> */
+static const char *
+pack_file_path(svn_fs_t *fs, svn_revnum_t rev, const char *name,
+               apr_pool_t *result_pool)
+{
+  return svn_dirent_join(svn_fs_fs__path_revprops_pack_shard(fs, rev,
+                                                             result_pool),
+                         name, result_pool);
+}
+
+/* Read PATH into *CONTENT; if it does not exist set *CONTENT to NULL. */
+static svn_error_t *
+read_if_exists(svn_stringbuf_t **content, const char *path,
+               apr_pool_t *result_pool)
+{
+  svn_error_t *err = svn_stringbuf_from_file2(content, path, result_pool);
+
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      svn_error_clear(err);
+      *content = NULL;
+      return SVN_NO_ERROR;
+    }
+  return svn_error_trace(err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Packed shards                                                       */
+
+/* The parsed manifest of REV's shard, or NULL if it is missing. */
+static svn_error_t *
+read_manifest(apr_array_header_t **entries, svn_fs_t *fs, svn_revnum_t rev,
+              apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  const char *path = pack_file_path(fs, rev, "manifest", scratch_pool);
+  svn_stringbuf_t *text;
+
+  *entries = NULL;
+  SVN_ERR(read_if_exists(&text, path, scratch_pool));
+  if (text == NULL)
+    return SVN_NO_ERROR;
+  return svn_error_trace(svn_fs_fs__revprop_manifest_parse(
+           entries, text->data, text->len, manifest_first_rev(fs, rev),
+           svn_dirent_local_style(path, scratch_pool), result_pool));
+}
+
+/* The manifest entry of REV in ENTRIES. */
+static svn_error_t *
+manifest_entry(const svn_fs_fs__revprop_manifest_entry_t **entry,
+               const apr_array_header_t *entries, svn_fs_t *fs,
+               svn_revnum_t rev)
+{
+  svn_revnum_t index = rev - manifest_first_rev(fs, rev);
+
+  if (index < 0 || index >= entries->nelts)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-1", NULL,
+                                   "Revprop manifest has no entry for r%ld",
+                                   rev);
+  *entry = &APR_ARRAY_IDX(entries, index, svn_fs_fs__revprop_manifest_entry_t);
+  return SVN_NO_ERROR;
+}
+
+/* Read, unwrap and parse pack file NAME of REV's shard into *PACK, whose
+   body points into *PLAIN (both in RESULT_POOL).  *PACK->body is NULL if
+   the file does not exist. */
+static svn_error_t *
+read_pack(svn_fs_fs__revprop_pack_t *pack, svn_stringbuf_t **plain,
+          svn_fs_t *fs, svn_revnum_t rev,
+          const svn_fs_fs__revprop_manifest_entry_t *entry,
+          apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  const char *path = pack_file_path(
+    fs, rev, svn_fs_fs__revprop_pack_name(entry, scratch_pool), scratch_pool);
+  const char *where = svn_dirent_local_style(path, scratch_pool);
+  svn_stringbuf_t *wrapped;
+
+  pack->body = NULL;
+  SVN_ERR(read_if_exists(&wrapped, path, scratch_pool));
+  if (wrapped == NULL)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__revprop_pack_unwrap(plain, wrapped->data, wrapped->len,
+                                         where, result_pool));
+  SVN_ERR(svn_fs_fs__revprop_pack_parse(pack, (*plain)->data, (*plain)->len,
+                                        where, result_pool));
+  if (pack->start_rev != entry->start_rev)
+    return svn_fs_fs__corrupt("RPPACK-5", where,
+                              "Revprop pack starts at r%ld, not r%ld",
+                              pack->start_rev, entry->start_rev);
+  return SVN_NO_ERROR;
+}
+
+/* REV's props from its packed shard; *PROPS NULL if a file vanished. */
+static svn_error_t *
+read_packed(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
+            apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  apr_array_header_t *entries;
+  const svn_fs_fs__revprop_manifest_entry_t *entry;
+  svn_fs_fs__revprop_pack_t pack;
+  svn_stringbuf_t *plain;
+  int i;
+
+  *props = NULL;
+  SVN_ERR(read_manifest(&entries, fs, rev, scratch_pool, scratch_pool));
+  if (entries == NULL)
+    return SVN_NO_ERROR;
+  SVN_ERR(manifest_entry(&entry, entries, fs, rev));
+  SVN_ERR(read_pack(&pack, &plain, fs, rev, entry, scratch_pool,
+                    scratch_pool));
+  if (pack.body == NULL)
+    return SVN_NO_ERROR;
+  i = (int)(rev - pack.start_rev);
+  if (i >= pack.count)
+    return svn_fs_fs__corrupt("RPPACK-2", NULL,
+                              "Revprop pack r%ld+%d does not hold r%ld",
+                              pack.start_rev, pack.count, rev);
+  return svn_error_trace(svn_fs_fs__hashdump_parse(
+           props, NULL, pack.body + pack.offsets[i], pack.sizes[i],
+           apr_psprintf(scratch_pool, "packed revprops of r%ld", rev),
+           result_pool));
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+
+/* REV's props from its own file; *PROPS NULL if the file is missing. */
+static svn_error_t *
+read_plain(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
+           apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  const char *path = svn_fs_fs__path_revprops(fs, rev, scratch_pool);
+  svn_stringbuf_t *text;
+
+  *props = NULL;
+  SVN_ERR(read_if_exists(&text, path, scratch_pool));
+  if (text == NULL)
+    return SVN_NO_ERROR;
+  return svn_error_trace(svn_fs_fs__hashdump_parse(
+           props, NULL, text->data, text->len,
+           svn_dirent_local_style(path, scratch_pool), result_pool));
+}
+
+/* One attempt from wherever min-unpacked-rev says REV lives. */
+static svn_error_t *
+read_revprops_once(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
+                   apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  if (revprops_packed(fs, rev))
+    return svn_error_trace(read_packed(props, fs, rev, result_pool,
+                                       scratch_pool));
+  return svn_error_trace(read_plain(props, fs, rev, result_pool,
+                                    scratch_pool));
+}
+
+/* Read from disk; a file that vanished means a concurrent pack or
+   rewrite: refresh the pack boundary and try once more (REVPROP-4). */
+static svn_error_t *
+read_revprops(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
+              apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  SVN_ERR(read_revprops_once(props, fs, rev, result_pool, scratch_pool));
+  if (*props)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
+  SVN_ERR(read_revprops_once(props, fs, rev, result_pool, scratch_pool));
+  if (*props == NULL)
+    return svn_fs_fs__corrupt("REVPROP-1", NULL,
+                              "Could not read revprops for revision %ld",
+                              rev);
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cache                                                               */
+
+/* Cache values are the hash dump bytes themselves. */
+static svn_error_t *
+serialize_props(void **data, apr_size_t *data_len, void *in,
+                apr_pool_t *pool)
+{
+  svn_stringbuf_t *buf = svn_stringbuf_create_empty(pool);
+
+  svn_fs_fs__hashdump_unparse(buf, in, pool);
+  *data = buf->data;
+  *data_len = buf->len;
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+deserialize_props(void **out, void *data, apr_size_t data_len,
+                  apr_pool_t *pool)
+{
+  apr_hash_t *props;
+
+  SVN_ERR(svn_fs_fs__hashdump_parse(&props, NULL, data, data_len,
+                                    "revprop cache", pool));
+  *out = props;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool)
+{
+  static volatile svn_atomic_t instance = 0;
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  /* A key space of our own per svn_fs_t (and per reset): revprops are
+     mutable and nothing on disk tells other instances about changes. */
+  const char *name = apr_psprintf(scratch_pool, "RP%lu:",
+                                  (unsigned long)svn_atomic_inc(&instance));
+
+  return svn_error_trace(svn_fs_fs__make_cache(
+           &ffd->revprop_cache, svn_cache__get_global_membuffer_cache(),
+           serialize_props, deserialize_props, sizeof(svn_revnum_t),
+           ffd->cache_prefix ? ffd->cache_prefix : "fsfs7:", name,
+           SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY, fs->pool, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__reset_revprop_cache(svn_fs_t *fs)
+{
+  apr_pool_t *scratch_pool = svn_pool_create(fs->pool);
+  svn_error_t *err = svn_fs_fs__revprops_init_caches(fs, scratch_pool);
+
+  svn_pool_destroy(scratch_pool);
+  return svn_error_trace(err);
+}
 
 svn_error_t *
 svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
                         svn_boolean_t refresh, apr_pool_t *result_pool,
                         apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__get_revprops");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_boolean_t found = FALSE;
+
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, scratch_pool));
+  if (ffd->revprop_cache && !refresh)
+    {
+      SVN_ERR(svn_cache__get((void **)proplist, &found, ffd->revprop_cache,
+                             &rev, result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
+  SVN_ERR(read_revprops(proplist, fs, rev, result_pool, scratch_pool));
+  if (ffd->revprop_cache)
+    SVN_ERR(svn_cache__set(ffd->revprop_cache, &rev, *proplist,
+                           scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+
+/* Atomically replace PATH by DATA: temp file in the same directory,
+   then rename.  READ_ONLY: make the file read-only first (REVPROP-3). */
+static svn_error_t *
+replace_file(const char *path, const svn_stringbuf_t *data,
+             svn_boolean_t read_only, apr_pool_t *scratch_pool)
+{
+  const char *tmp;
+
+  SVN_ERR(svn_io_write_unique(&tmp, svn_dirent_dirname(path, scratch_pool),
+                              data->data, data->len, svn_io_file_del_none,
+                              scratch_pool));
+  if (read_only)
+    SVN_ERR(svn_io_set_file_read_only(tmp, FALSE, scratch_pool));
+  return svn_error_trace(svn_io_file_rename2(tmp, path, TRUE, scratch_pool));
+}
+
+/* Revprops of a revision that is not packed: its own file. */
+static svn_error_t *
+write_plain(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
+            apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *dump = svn_stringbuf_create_empty(scratch_pool);
+
+  svn_fs_fs__hashdump_unparse(dump, proplist, scratch_pool);
+  return svn_error_trace(replace_file(
+           svn_fs_fs__path_revprops(fs, rev, scratch_pool), dump, TRUE,
+           scratch_pool));
+}
+
+/* Write a pack file named after ENTRY holding DUMPS[FIRST .. LAST]. */
+static svn_error_t *
+write_pack_file(svn_fs_t *fs, svn_revnum_t shard_rev,
+                const svn_fs_fs__revprop_manifest_entry_t *entry,
+                const apr_array_header_t *dumps, int first, int last,
+                svn_boolean_t read_only, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  apr_array_header_t *part = apr_array_make(scratch_pool, last - first + 1,
+                                            sizeof(svn_stringbuf_t *));
+  svn_stringbuf_t *plain = svn_stringbuf_create_empty(scratch_pool);
+  svn_stringbuf_t *wrapped;
+  int i;
+
+  for (i = first; i <= last; i++)
+    APR_ARRAY_PUSH(part, svn_stringbuf_t *)
+      = APR_ARRAY_IDX(dumps, i, svn_stringbuf_t *);
+  svn_fs_fs__revprop_pack_unparse(plain, entry->start_rev, part,
+                                  scratch_pool);
+  SVN_ERR(svn_fs_fs__revprop_pack_wrap(&wrapped, plain,
+                                       ffd->compress_packed_revprops,
+                                       scratch_pool));
+  return svn_error_trace(replace_file(
+           pack_file_path(fs, shard_rev,
+                          svn_fs_fs__revprop_pack_name(entry, scratch_pool),
+                          scratch_pool),
+           wrapped, read_only, scratch_pool));
+}
+
+/* Serialized revprops of every revision of PACK, with REV's replaced by
+   PROPLIST, as an array of svn_stringbuf_t *. */
+static apr_array_header_t *
+pack_dumps(const svn_fs_fs__revprop_pack_t *pack, svn_revnum_t rev,
+           apr_hash_t *proplist, apr_size_t *total, apr_pool_t *result_pool)
+{
+  apr_array_header_t *dumps = apr_array_make(result_pool, pack->count,
+                                             sizeof(svn_stringbuf_t *));
+  int i;
+
+  *total = 0;
+  for (i = 0; i < pack->count; i++)
+    {
+      svn_stringbuf_t *dump;
+
+      if (pack->start_rev + i == rev)
+        {
+          dump = svn_stringbuf_create_empty(result_pool);
+          svn_fs_fs__hashdump_unparse(dump, proplist, result_pool);
+        }
+      else
+        dump = svn_stringbuf_ncreate(pack->body + pack->offsets[i],
+                                     pack->sizes[i], result_pool);
+      APR_ARRAY_PUSH(dumps, svn_stringbuf_t *) = dump;
+      *total += dump->len + 12;  /* dump plus its size line, roughly */
+    }
+  return dumps;
+}
+
+/* Split a pack that outgrew the limit into the revisions before REV,
+   REV alone and those after it, each with the next counter (RPPACK-7);
+   then switch the manifest over and remove the old file. */
+static svn_error_t *
+split_pack(svn_fs_t *fs, svn_revnum_t rev, apr_array_header_t *entries,
+           const svn_fs_fs__revprop_manifest_entry_t *old,
+           const svn_fs_fs__revprop_pack_t *pack,
+           const apr_array_header_t *dumps, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__revprop_manifest_entry_t parts[3];
+  int bounds[3][2], n = 0, p, i;
+  int at = (int)(rev - pack->start_rev);
+  svn_revnum_t first_rev = manifest_first_rev(fs, rev);
+  svn_stringbuf_t *manifest = svn_stringbuf_create_empty(scratch_pool);
+  const char *old_name = svn_fs_fs__revprop_pack_name(old, scratch_pool);
+
+  if (at > 0)
+    { bounds[n][0] = 0; bounds[n][1] = at - 1; n++; }
+  bounds[n][0] = at; bounds[n][1] = at; n++;
+  if (at < pack->count - 1)
+    { bounds[n][0] = at + 1; bounds[n][1] = pack->count - 1; n++; }
+  for (p = 0; p < n; p++)
+    {
+      parts[p].start_rev = pack->start_rev + bounds[p][0];
+      parts[p].counter = old->counter + 1;
+      SVN_ERR(write_pack_file(fs, rev, &parts[p], dumps, bounds[p][0],
+                              bounds[p][1], FALSE, scratch_pool));
+      for (i = bounds[p][0]; i <= bounds[p][1]; i++)
+        APR_ARRAY_IDX(entries, pack->start_rev + i - first_rev,
+                      svn_fs_fs__revprop_manifest_entry_t) = parts[p];
+    }
+  svn_fs_fs__revprop_manifest_unparse(manifest, entries);
+  SVN_ERR(replace_file(pack_file_path(fs, rev, "manifest", scratch_pool),
+                       manifest, TRUE, scratch_pool));
+  return svn_error_trace(svn_io_remove_file2(
+           pack_file_path(fs, rev, old_name, scratch_pool), TRUE,
+           scratch_pool));
+}
+
+/* Revprops of a packed revision: rewrite its pack in place while it fits
+   the size limit (or holds only REV), else split it. */
+static svn_error_t *
+write_packed(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
+             apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  apr_array_header_t *entries, *dumps;
+  const svn_fs_fs__revprop_manifest_entry_t *entry;
+  svn_fs_fs__revprop_pack_t pack;
+  svn_stringbuf_t *plain;
+  apr_size_t total;
+
+  SVN_ERR(read_manifest(&entries, fs, rev, scratch_pool, scratch_pool));
+  if (entries == NULL)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-1", NULL,
+                                   "Missing revprop manifest for r%ld", rev);
+  SVN_ERR(manifest_entry(&entry, entries, fs, rev));
+  SVN_ERR(read_pack(&pack, &plain, fs, rev, entry, scratch_pool,
+                    scratch_pool));
+  if (pack.body == NULL || rev - pack.start_rev >= pack.count)
+    return svn_fs_fs__corrupt("RPPACK-2", NULL,
+                              "Revprop pack for r%ld is missing", rev);
+  dumps = pack_dumps(&pack, rev, proplist, &total, scratch_pool);
+  if (pack.count == 1 || total <= (apr_size_t)ffd->revprop_pack_size)
+    return svn_error_trace(write_pack_file(fs, rev, entry, dumps, 0,
+                                           pack.count - 1, TRUE,
+                                           scratch_pool));
+  return svn_error_trace(split_pack(fs, rev, entries, entry, &pack, dumps,
+                                    scratch_pool));
 }
 
 svn_error_t *
 svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
                         apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__set_revprops");
-}
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
 
-svn_error_t *
-svn_fs_fs__reset_revprop_cache(svn_fs_t *fs)
-{
-  return svn_fs_fs__unsupported("svn_fs_fs__reset_revprop_cache");
+  /* Under the write lock nobody packs, so this answer stays valid. */
+  SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
+  if (revprops_packed(fs, rev))
+    SVN_ERR(write_packed(fs, rev, proplist, scratch_pool));
+  else
+    SVN_ERR(write_plain(fs, rev, proplist, scratch_pool));
+  if (ffd->revprop_cache)
+    SVN_ERR(svn_cache__set(ffd->revprop_cache, &rev, proplist,
+                           scratch_pool));
+  return SVN_NO_ERROR;
 }

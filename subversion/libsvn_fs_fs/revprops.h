@@ -18,6 +18,11 @@ svn_error_t *
 svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
                         apr_pool_t *scratch_pool);
 
+/* Create FS's revprop cache (ffd->revprop_cache) with a key space of its
+   own; called by svn_fs_fs__open_repo after svn_fs_fs__init_caches. */
+svn_error_t *
+svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool);
+
 /* Forget cached revprops (fs vtable refresh_revprops). */
 svn_error_t *
 svn_fs_fs__reset_revprop_cache(svn_fs_t *fs);

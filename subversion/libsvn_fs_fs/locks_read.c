@@ -1,0 +1,179 @@
+/* locks_read.c --- reading db/locks (locks_read.h).
+ *
+ * Every path that is locked, and every ancestor of such a path, has a
+ * "digest file" db/locks/<d[0..2]>/<d>, where d is the hex MD5 of the
+ * fs path.  It is a hash dump (hashdump.h) with the lock's fields (path,
+ * token, owner, comment, is_dav_comment, creation_date, expiration_date)
+ * if the path itself is locked, and "children": the digests of all
+ * locked paths below it, one per line (LOCK-1, LOCK-2).
+ */
+#include <apr_strings.h>
+
+#include "svn_checksum.h"
+#include "svn_dirent_uri.h"
+#include "svn_hash.h"
+#include "svn_io.h"
+#include "svn_pools.h"
+#include "svn_time.h"
+#include "private/svn_fspath.h"
+#include "private/svn_fs_util.h"
+
+#include "corrupt.h"
+#include "hashdump.h"
+#include "locks_read.h"
+#include "paths.h"
+
+/* db/locks/<d[0..2]>/<d> for the digest DIGEST. */
+static const char *
+digest_file_path(svn_fs_t *fs, const char *digest, apr_pool_t *pool)
+{
+  return apr_psprintf(pool, "%s/locks/%.3s/%s", fs->path, digest, digest);
+}
+
+/* Hex MD5 of the fs path PATH (LOCK-1). */
+static const char *
+path_digest(const char *path, apr_pool_t *pool)
+{
+  svn_checksum_t *checksum;
+
+  svn_error_clear(svn_checksum(&checksum, svn_checksum_md5, path,
+                               strlen(path), pool));
+  return svn_checksum_to_cstring_display(checksum, pool);
+}
+
+/* Parse the digest file DIGEST into *PROPS; NULL if it does not exist. */
+static svn_error_t *
+read_digest_file(apr_hash_t **props, svn_fs_t *fs, const char *digest,
+                 apr_pool_t *pool)
+{
+  const char *path = digest_file_path(fs, digest, pool);
+  svn_stringbuf_t *text;
+  svn_error_t *err = svn_stringbuf_from_file2(&text, path, pool);
+
+  *props = NULL;
+  if (err && (APR_STATUS_IS_ENOENT(err->apr_err)
+              || APR_STATUS_IS_ENOTDIR(err->apr_err)))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  return svn_error_trace(svn_fs_fs__hashdump_parse(
+           props, NULL, text->data, text->len,
+           svn_dirent_local_style(path, pool), pool));
+}
+
+/* Value of KEY in PROPS as a C string, or NULL. */
+static const char *
+prop(apr_hash_t *props, const char *key)
+{
+  svn_string_t *value = svn_hash_gets(props, key);
+  return value ? value->data : NULL;
+}
+
+/* The lock described by PROPS, or NULL if PROPS has none (LOCK-2). */
+static svn_error_t *
+lock_from_props(svn_lock_t **lock_p, apr_hash_t *props, apr_pool_t *pool)
+{
+  svn_lock_t *lock;
+  const char *date;
+
+  *lock_p = NULL;
+  if (prop(props, "path") == NULL)
+    return SVN_NO_ERROR;
+  if (prop(props, "token") == NULL || prop(props, "owner") == NULL
+      || prop(props, "creation_date") == NULL)
+    return svn_fs_fs__corrupt("LOCK-2", prop(props, "path"),
+                              "Lock file lacks token, owner or date");
+  lock = svn_lock_create(pool);
+  lock->path = prop(props, "path");
+  lock->token = prop(props, "token");
+  lock->owner = prop(props, "owner");
+  lock->comment = prop(props, "comment");
+  lock->is_dav_comment = prop(props, "is_dav_comment")
+                         && strcmp(prop(props, "is_dav_comment"), "1") == 0;
+  SVN_ERR(svn_time_from_cstring(&lock->creation_date,
+                                prop(props, "creation_date"), pool));
+  date = prop(props, "expiration_date");
+  if (date)
+    SVN_ERR(svn_time_from_cstring(&lock->expiration_date, date, pool));
+  if (lock->expiration_date && apr_time_now() > lock->expiration_date)
+    return SVN_NO_ERROR;
+  *lock_p = lock;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__locks_get(svn_lock_t **lock, svn_fs_t *fs, const char *path,
+                     apr_pool_t *pool)
+{
+  apr_hash_t *props;
+
+  path = svn_fs__canonicalize_abspath(path, pool);
+  SVN_ERR(read_digest_file(&props, fs, path_digest(path, pool), pool));
+  *lock = NULL;
+  if (props == NULL)
+    return SVN_NO_ERROR;
+  SVN_ERR(lock_from_props(lock, props, pool));
+  if (*lock && strcmp((*lock)->path, path) != 0)
+    return svn_fs_fs__corrupt("LOCK-1", path,
+                              "Lock file is for '%s'", (*lock)->path);
+  return SVN_NO_ERROR;
+}
+
+/* Report LOCK if DEPTH admits it below ROOT_PATH. */
+static svn_error_t *
+report_lock(svn_lock_t *lock, const char *root_path, svn_depth_t depth,
+            svn_fs_get_locks_callback_t func, void *baton, apr_pool_t *pool)
+{
+  if (lock == NULL)
+    return SVN_NO_ERROR;
+  if (depth == svn_depth_empty && strcmp(lock->path, root_path) != 0)
+    return SVN_NO_ERROR;
+  if ((depth == svn_depth_files || depth == svn_depth_immediates)
+      && strcmp(lock->path, root_path) != 0
+      && strcmp(svn_fspath__dirname(lock->path, pool), root_path) != 0)
+    return SVN_NO_ERROR;
+  return svn_error_trace(func(baton, lock, pool));
+}
+
+svn_error_t *
+svn_fs_fs__locks_walk(svn_fs_t *fs, const char *path, svn_depth_t depth,
+                      svn_fs_get_locks_callback_t get_locks_func,
+                      void *get_locks_baton, apr_pool_t *pool)
+{
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  apr_hash_t *props;
+  svn_lock_t *lock;
+  const char *children;
+  int i;
+  apr_array_header_t *digests;
+
+  path = svn_fs__canonicalize_abspath(path, pool);
+  SVN_ERR(read_digest_file(&props, fs, path_digest(path, pool), pool));
+  if (props == NULL)
+    return SVN_NO_ERROR;
+  SVN_ERR(lock_from_props(&lock, props, pool));
+  SVN_ERR(report_lock(lock, path, depth, get_locks_func, get_locks_baton,
+                      pool));
+  children = prop(props, "children");
+  if (depth == svn_depth_empty || children == NULL)
+    return SVN_NO_ERROR;
+  digests = svn_cstring_split(children, "\n", TRUE, pool);
+  for (i = 0; i < digests->nelts; i++)
+    {
+      apr_hash_t *child;
+
+      svn_pool_clear(iterpool);
+      SVN_ERR(read_digest_file(&child, fs,
+                               APR_ARRAY_IDX(digests, i, const char *),
+                               iterpool));
+      if (child == NULL)
+        continue;
+      SVN_ERR(lock_from_props(&lock, child, iterpool));
+      SVN_ERR(report_lock(lock, path, depth, get_locks_func,
+                          get_locks_baton, iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}

@@ -1,0 +1,228 @@
+/* repo_create.c --- creating a new repository's db/ directory
+ * (repo.h; doc/format/layout.md, format.md, r0.md, uuid-current.md).
+ *
+ *   svn_fs_fs__create_repo
+ *     choose_format        fs->config -> format, shard size, addressing
+ *     make_tree            revs/ revprops/ transactions/ txn-protorevs/
+ *     write_r0             revs/0/0 (fixed bytes) and revprops/0/0
+ *     write small files    current uuid min-unpacked-rev txn-current ...
+ *     write db/format      last: until it exists the repo cannot be opened
+ *     svn_fs_fs__open_repo
+ */
+#include <apr_strings.h>
+
+#include "svn_dirent_uri.h"
+#include "svn_hash.h"
+#include "svn_io.h"
+#include "svn_props.h"
+#include "svn_string.h"
+#include "svn_time.h"
+#include "svn_version.h"
+#include "private/svn_fs_util.h"
+
+#include "corrupt.h"
+#include "format.h"
+#include "fsconf.h"
+#include "hashdump.h"
+#include "repo.h"
+
+/* Revision 0 as every stock release writes it: an empty root directory
+   and nothing else (R0-1).  Physical addressing puts the root node-rev's
+   offset in its id and ends with the "<root> <changes>" trailer; logical
+   addressing uses item indexes and appends the L2P / P2L indexes and
+   footer.  These bytes are data, taken from stock-created repositories
+   (tests/unit/test_repo_create.c compares them with stock output). */
+static const unsigned char r0_physical[115] = {
+  0x50, 0x4c, 0x41, 0x49, 0x4e, 0x0a, 0x45, 0x4e, 0x44, 0x0a, 0x45, 0x4e,
+  0x44, 0x52, 0x45, 0x50, 0x0a, 0x69, 0x64, 0x3a, 0x20, 0x30, 0x2e, 0x30,
+  0x2e, 0x72, 0x30, 0x2f, 0x31, 0x37, 0x0a, 0x74, 0x79, 0x70, 0x65, 0x3a,
+  0x20, 0x64, 0x69, 0x72, 0x0a, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x3a, 0x20,
+  0x30, 0x0a, 0x74, 0x65, 0x78, 0x74, 0x3a, 0x20, 0x30, 0x20, 0x30, 0x20,
+  0x34, 0x20, 0x34, 0x20, 0x32, 0x64, 0x32, 0x39, 0x37, 0x37, 0x64, 0x31,
+  0x63, 0x39, 0x36, 0x66, 0x34, 0x38, 0x37, 0x61, 0x62, 0x65, 0x34, 0x61,
+  0x31, 0x65, 0x32, 0x30, 0x32, 0x64, 0x64, 0x30, 0x33, 0x62, 0x34, 0x65,
+  0x0a, 0x63, 0x70, 0x61, 0x74, 0x68, 0x3a, 0x20, 0x2f, 0x0a, 0x0a, 0x0a,
+  0x31, 0x37, 0x20, 0x31, 0x30, 0x37, 0x0a,
+};
+
+static const unsigned char r0_logical[253] = {
+  0x50, 0x4c, 0x41, 0x49, 0x4e, 0x0a, 0x45, 0x4e, 0x44, 0x0a, 0x45, 0x4e,
+  0x44, 0x52, 0x45, 0x50, 0x0a, 0x69, 0x64, 0x3a, 0x20, 0x30, 0x2e, 0x30,
+  0x2e, 0x72, 0x30, 0x2f, 0x32, 0x0a, 0x74, 0x79, 0x70, 0x65, 0x3a, 0x20,
+  0x64, 0x69, 0x72, 0x0a, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x3a, 0x20, 0x30,
+  0x0a, 0x74, 0x65, 0x78, 0x74, 0x3a, 0x20, 0x30, 0x20, 0x33, 0x20, 0x34,
+  0x20, 0x34, 0x20, 0x32, 0x64, 0x32, 0x39, 0x37, 0x37, 0x64, 0x31, 0x63,
+  0x39, 0x36, 0x66, 0x34, 0x38, 0x37, 0x61, 0x62, 0x65, 0x34, 0x61, 0x31,
+  0x65, 0x32, 0x30, 0x32, 0x64, 0x64, 0x30, 0x33, 0x62, 0x34, 0x65, 0x0a,
+  0x63, 0x70, 0x61, 0x74, 0x68, 0x3a, 0x20, 0x2f, 0x0a, 0x0a, 0x0a, 0x4c,
+  0x32, 0x50, 0x2d, 0x49, 0x4e, 0x44, 0x45, 0x58, 0x0a, 0x00, 0x80, 0x40,
+  0x01, 0x01, 0x01, 0x06, 0x04, 0x00, 0xd6, 0x01, 0xb1, 0x01, 0x21, 0x50,
+  0x32, 0x4c, 0x2d, 0x49, 0x4e, 0x44, 0x45, 0x58, 0x0a, 0x00, 0x6b, 0x80,
+  0x80, 0x40, 0x01, 0x1f, 0x00, 0x11, 0x34, 0x00, 0xf5, 0xd6, 0x8c, 0x81,
+  0x06, 0x59, 0x09, 0x00, 0xc8, 0xfc, 0xf6, 0x81, 0x04, 0x01, 0x0d, 0x00,
+  0x9d, 0x9e, 0xa9, 0x94, 0x0f, 0x95, 0xff, 0x3f, 0x1b, 0x00, 0x00, 0x31,
+  0x30, 0x37, 0x20, 0x34, 0x65, 0x65, 0x38, 0x32, 0x36, 0x63, 0x37, 0x32,
+  0x39, 0x30, 0x35, 0x30, 0x38, 0x38, 0x32, 0x39, 0x66, 0x35, 0x61, 0x63,
+  0x62, 0x31, 0x34, 0x64, 0x30, 0x65, 0x32, 0x36, 0x64, 0x37, 0x32, 0x20,
+  0x31, 0x33, 0x31, 0x20, 0x62, 0x31, 0x37, 0x35, 0x34, 0x61, 0x63, 0x36,
+  0x65, 0x34, 0x38, 0x31, 0x64, 0x37, 0x39, 0x32, 0x62, 0x65, 0x30, 0x62,
+  0x63, 0x64, 0x32, 0x36, 0x34, 0x39, 0x62, 0x33, 0x33, 0x62, 0x30, 0x31,
+  0x49,
+};
+
+/* Stock's default number of revisions per shard. */
+#define DEFAULT_SHARD_SIZE 1000
+
+/* TRUE unless the config value VALUE spells "no". */
+static svn_boolean_t
+config_true(const char *value)
+{
+  return !(value && (strcmp(value, "0") == 0
+                     || svn_cstring_casecmp(value, "false") == 0
+                     || svn_cstring_casecmp(value, "no") == 0
+                     || svn_cstring_casecmp(value, "off") == 0));
+}
+
+/* Format, layout and addressing for a new repository, from the fs config
+   exactly as stock 1.14 interprets it (FORMAT-6). */
+static svn_error_t *
+choose_format(svn_fs_fs__format_t *format, apr_hash_t *config,
+              apr_pool_t *scratch_pool)
+{
+  svn_version_t *compat;
+  const char *shard_size = NULL, *log_addressing = NULL;
+
+  SVN_ERR(svn_fs__compatible_version(&compat, config, scratch_pool));
+  if (compat->major == 1 && compat->minor < 8)
+    return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
+                             "fsfs7 cannot create repositories compatible "
+                             "with Subversion %d.%d: that needs FSFS format "
+                             "%s, and only formats %d to %d are supported",
+                             compat->major, compat->minor,
+                             compat->minor >= 6 ? "4" : "3 or older",
+                             SVN_FS_FS__MIN_FORMAT, SVN_FS_FS__MAX_FORMAT);
+  format->format = compat->major > 1 || compat->minor >= 10 ? 8
+                 : compat->minor == 9 ? 7 : 6;
+  if (config)
+    {
+      shard_size = svn_hash_gets(config, SVN_FS_CONFIG_FSFS_SHARD_SIZE);
+      log_addressing = svn_hash_gets(config,
+                                     SVN_FS_CONFIG_FSFS_LOG_ADDRESSING);
+    }
+  format->max_files_per_dir = shard_size ? atoi(shard_size)
+                                         : DEFAULT_SHARD_SIZE;
+  if (format->max_files_per_dir < 0)
+    format->max_files_per_dir = DEFAULT_SHARD_SIZE;
+  format->use_log_addressing
+    = format->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT
+      && config_true(log_addressing);
+  return SVN_NO_ERROR;
+}
+
+/* Write a file PATH (relative to the db dir) with LEN bytes of DATA. */
+static svn_error_t *
+write_db_file(const char *db, const char *name, const void *data,
+              apr_size_t len, svn_boolean_t read_only, apr_pool_t *pool)
+{
+  const char *path = svn_dirent_join(db, name, pool);
+
+  SVN_ERR(svn_io_file_create_bytes(path, data, len, pool));
+  if (read_only)
+    SVN_ERR(svn_io_set_file_read_only(path, FALSE, pool));
+  return SVN_NO_ERROR;
+}
+
+/* Same for a C string. */
+static svn_error_t *
+write_db_text(const char *db, const char *name, const char *text,
+              apr_pool_t *pool)
+{
+  return svn_error_trace(write_db_file(db, name, text, strlen(text), FALSE,
+                                       pool));
+}
+
+/* Directories of an empty repository (LAYOUT-1). */
+static svn_error_t *
+make_tree(const char *db, const svn_fs_fs__format_t *format,
+          apr_pool_t *pool)
+{
+  static const char *const dirs[] = {
+    "revs", "revprops", "transactions", "txn-protorevs", NULL
+  };
+  int i;
+
+  SVN_ERR(svn_io_make_dir_recursively(db, pool));
+  for (i = 0; dirs[i]; i++)
+    SVN_ERR(svn_io_dir_make(svn_dirent_join(db, dirs[i], pool),
+                            APR_OS_DEFAULT, pool));
+  if (format->max_files_per_dir)
+    {
+      SVN_ERR(svn_io_dir_make(svn_dirent_join(db, "revs/0", pool),
+                              APR_OS_DEFAULT, pool));
+      SVN_ERR(svn_io_dir_make(svn_dirent_join(db, "revprops/0", pool),
+                              APR_OS_DEFAULT, pool));
+    }
+  return SVN_NO_ERROR;
+}
+
+/* revs/0/0 and revprops/0/0 (R0-1, R0-2: svn:date is the creation time). */
+static svn_error_t *
+write_r0(const char *db, const svn_fs_fs__format_t *format, apr_pool_t *pool)
+{
+  const char *rev_name = format->max_files_per_dir ? "revs/0/0" : "revs/0";
+  const char *props_name = format->max_files_per_dir ? "revprops/0/0"
+                                                     : "revprops/0";
+  apr_hash_t *props = apr_hash_make(pool);
+  svn_stringbuf_t *dump = svn_stringbuf_create_empty(pool);
+
+  if (format->use_log_addressing)
+    SVN_ERR(write_db_file(db, rev_name, r0_logical, sizeof(r0_logical),
+                          TRUE, pool));
+  else
+    SVN_ERR(write_db_file(db, rev_name, r0_physical, sizeof(r0_physical),
+                          TRUE, pool));
+  svn_hash_sets(props, SVN_PROP_REVISION_DATE,
+                svn_string_create(svn_time_to_cstring(apr_time_now(), pool),
+                                  pool));
+  svn_fs_fs__hashdump_unparse(dump, props, pool);
+  return svn_error_trace(write_db_file(db, props_name, dump->data,
+                                       dump->len, TRUE, pool));
+}
+
+/* db/uuid: a new UUID and, format 7+, a new instance id (UUID-1, 2). */
+static svn_error_t *
+write_uuid(const char *db, const svn_fs_fs__format_t *format,
+           apr_pool_t *pool)
+{
+  const char *text = apr_pstrcat(pool, svn_uuid_generate(pool), "\n",
+                                 SVN_VA_NULL);
+
+  if (format->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
+    text = apr_pstrcat(pool, text, svn_uuid_generate(pool), "\n",
+                       SVN_VA_NULL);
+  return svn_error_trace(write_db_text(db, "uuid", text, pool));
+}
+
+svn_error_t *
+svn_fs_fs__create_repo(svn_fs_t *fs, const char *path,
+                       apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__format_t format;
+  const char *format_text;
+
+  SVN_ERR(choose_format(&format, fs->config, scratch_pool));
+  SVN_ERR(make_tree(path, &format, scratch_pool));
+  SVN_ERR(write_r0(path, &format, scratch_pool));
+  SVN_ERR(write_db_text(path, "current", "0\n", scratch_pool));
+  SVN_ERR(write_uuid(path, &format, scratch_pool));
+  SVN_ERR(write_db_text(path, "min-unpacked-rev", "0\n", scratch_pool));
+  SVN_ERR(write_db_text(path, "txn-current", "0\n", scratch_pool));
+  SVN_ERR(write_db_text(path, "txn-current-lock", "", scratch_pool));
+  SVN_ERR(write_db_text(path, "write-lock", "", scratch_pool));
+  SVN_ERR(write_db_text(path, SVN_FS_FS__CONFIG_FILE,
+                        svn_fs_fs__fsconf_template(), scratch_pool));
+  format_text = svn_fs_fs__format_unparse(&format, scratch_pool);
+  SVN_ERR(write_db_file(path, "format", format_text, strlen(format_text),
+                        TRUE, scratch_pool));
+  return svn_error_trace(svn_fs_fs__open_repo(fs, path, scratch_pool));
+}

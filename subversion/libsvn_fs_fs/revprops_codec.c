@@ -1,0 +1,248 @@
+/* revprops_codec.c --- packed revprop manifests and containers
+ * (revprops_codec.h, doc/format/revprops.md "Packed shards").
+ *
+ *   manifest  = 1*( start "." counter LF )      ; one line per revision
+ *   pack file = varint(plain-size) ( plain / zlib(plain) )
+ *   plain     = start LF count LF count*( size LF ) LF count*( dump )
+ */
+#include <string.h>
+#include <apr_strings.h>
+
+#include "svn_delta.h"
+#include "private/svn_subr_private.h"
+
+#include "corrupt.h"
+#include "revprops_codec.h"
+
+/* Parse a decimal number of at most 18 digits at *P (< END), stopping at
+   the first non-digit; FALSE if there is no digit at all. */
+static svn_boolean_t
+take_number(apr_int64_t *value, const char **p, const char *end)
+{
+  const char *start = *p;
+  apr_int64_t v = 0;
+
+  while (*p < end && **p >= '0' && **p <= '9' && *p - start < 18)
+    {
+      v = v * 10 + (**p - '0');
+      (*p)++;
+    }
+  *value = v;
+  return *p > start;
+}
+
+/* Expect byte C at *P and step over it. */
+static svn_boolean_t
+take_char(const char **p, const char *end, char c)
+{
+  if (*p >= end || **p != c)
+    return FALSE;
+  (*p)++;
+  return TRUE;
+}
+
+/* Check one manifest ENTRY for revision REV against the previous one. */
+static svn_error_t *
+check_manifest_entry(const svn_fs_fs__revprop_manifest_entry_t *entry,
+                     const svn_fs_fs__revprop_manifest_entry_t *previous,
+                     svn_revnum_t rev, svn_revnum_t first_rev,
+                     const char *where)
+{
+  if (entry->start_rev > rev || entry->start_rev < first_rev)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-2", where,
+                                   "Manifest names pack %ld for r%ld",
+                                   entry->start_rev, rev);
+  if (previous && entry->start_rev < previous->start_rev)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-3", where,
+                                   "Manifest start revisions go backwards "
+                                   "at r%ld", rev);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revprop_manifest_parse(apr_array_header_t **entries,
+                                  const char *data, apr_size_t len,
+                                  svn_revnum_t first_rev, const char *where,
+                                  apr_pool_t *result_pool)
+{
+  const char *p = data, *end = data + len;
+  svn_fs_fs__revprop_manifest_entry_t *previous = NULL;
+  svn_revnum_t rev = first_rev;
+
+  *entries = apr_array_make(result_pool, 16, sizeof(*previous));
+  while (p < end)
+    {
+      svn_fs_fs__revprop_manifest_entry_t entry;
+      apr_int64_t start;
+
+      if (!take_number(&start, &p, end) || !take_char(&p, end, '.')
+          || !take_number(&entry.counter, &p, end)
+          || !take_char(&p, end, '\n'))
+        return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                       "RPPACK-1", where,
+                                       "Malformed manifest line for r%ld",
+                                       rev);
+      entry.start_rev = (svn_revnum_t)start;
+      SVN_ERR(check_manifest_entry(&entry, previous, rev, first_rev, where));
+      APR_ARRAY_PUSH(*entries, svn_fs_fs__revprop_manifest_entry_t) = entry;
+      previous = &APR_ARRAY_IDX(*entries, (*entries)->nelts - 1,
+                                svn_fs_fs__revprop_manifest_entry_t);
+      rev++;
+    }
+  if ((*entries)->nelts == 0)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-1", where, "Empty manifest");
+  return SVN_NO_ERROR;
+}
+
+const char *
+svn_fs_fs__revprop_pack_name(const svn_fs_fs__revprop_manifest_entry_t *entry,
+                             apr_pool_t *result_pool)
+{
+  return apr_psprintf(result_pool, "%ld.%" APR_INT64_T_FMT, entry->start_rev,
+                      entry->counter);
+}
+
+void
+svn_fs_fs__revprop_manifest_unparse(svn_stringbuf_t *out,
+                                    const apr_array_header_t *entries)
+{
+  int i;
+  char buf[64];
+
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_fs__revprop_manifest_entry_t *entry
+        = &APR_ARRAY_IDX(entries, i, svn_fs_fs__revprop_manifest_entry_t);
+
+      apr_snprintf(buf, sizeof(buf), "%ld.%" APR_INT64_T_FMT "\n",
+                   entry->start_rev, entry->counter);
+      svn_stringbuf_appendcstr(out, buf);
+    }
+}
+
+/* The header of a container: start, count, sizes and the blank line. */
+static svn_error_t *
+parse_pack_header(svn_fs_fs__revprop_pack_t *pack, const char **p,
+                  const char *end, const char *where,
+                  apr_pool_t *result_pool)
+{
+  apr_int64_t start, count, size;
+  int i;
+
+  if (!take_number(&start, p, end) || !take_char(p, end, '\n')
+      || !take_number(&count, p, end) || !take_char(p, end, '\n'))
+    return svn_fs_fs__corrupt("RPPACK-5", where,
+                              "Malformed revprop pack header");
+  /* Each size needs at least two header bytes. */
+  if (count < 1 || count > (end - *p) / 2)
+    return svn_fs_fs__corrupt("RPPACK-5", where,
+                              "Implausible revision count in revprop pack");
+  pack->start_rev = (svn_revnum_t)start;
+  pack->count = (int)count;
+  pack->sizes = apr_palloc(result_pool, count * sizeof(apr_size_t));
+  pack->offsets = apr_palloc(result_pool, count * sizeof(apr_size_t));
+  for (i = 0; i < pack->count; i++)
+    {
+      if (!take_number(&size, p, end) || !take_char(p, end, '\n'))
+        return svn_fs_fs__corrupt("RPPACK-5", where,
+                                  "Malformed size line in revprop pack");
+      pack->sizes[i] = (apr_size_t)size;
+    }
+  if (!take_char(p, end, '\n'))
+    return svn_fs_fs__corrupt("RPPACK-5", where,
+                              "Revprop pack header not ended by a blank line");
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revprop_pack_parse(svn_fs_fs__revprop_pack_t *pack,
+                              const char *data, apr_size_t len,
+                              const char *where, apr_pool_t *result_pool)
+{
+  const char *p = data, *end = data + len;
+  apr_size_t total = 0;
+  int i;
+
+  SVN_ERR(parse_pack_header(pack, &p, end, where, result_pool));
+  pack->body = p;
+  for (i = 0; i < pack->count; i++)
+    {
+      pack->offsets[i] = total;
+      if (pack->sizes[i] > (apr_size_t)(end - p) - total)
+        return svn_fs_fs__corrupt("RPPACK-6", where,
+                                  "Revprop pack sizes exceed its data");
+      total += pack->sizes[i];
+    }
+  if (total != (apr_size_t)(end - p))
+    return svn_fs_fs__corrupt("RPPACK-6", where,
+                              "Revprop pack has %lu bytes not covered by "
+                              "its sizes", (unsigned long)((end - p) - total));
+  return SVN_NO_ERROR;
+}
+
+void
+svn_fs_fs__revprop_pack_unparse(svn_stringbuf_t *out, svn_revnum_t start_rev,
+                                const apr_array_header_t *dumps,
+                                apr_pool_t *scratch_pool)
+{
+  int i;
+
+  svn_stringbuf_appendcstr(out, apr_psprintf(scratch_pool, "%ld\n%d\n",
+                                             start_rev, dumps->nelts));
+  for (i = 0; i < dumps->nelts; i++)
+    svn_stringbuf_appendcstr(out, apr_psprintf(
+      scratch_pool, "%lu\n",
+      (unsigned long)APR_ARRAY_IDX(dumps, i, svn_stringbuf_t *)->len));
+  svn_stringbuf_appendbyte(out, '\n');
+  for (i = 0; i < dumps->nelts; i++)
+    {
+      const svn_stringbuf_t *dump = APR_ARRAY_IDX(dumps, i, svn_stringbuf_t *);
+      svn_stringbuf_appendbytes(out, dump->data, dump->len);
+    }
+}
+
+svn_error_t *
+svn_fs_fs__revprop_pack_unwrap(svn_stringbuf_t **plain, const char *data,
+                               apr_size_t len, const char *where,
+                               apr_pool_t *result_pool)
+{
+  const unsigned char *p = (const unsigned char *)data;
+  const unsigned char *end = p + len;
+  const unsigned char *payload;
+  apr_uint64_t plain_size;
+  svn_error_t *err;
+
+  payload = svn__decode_uint(&plain_size, p, end);
+  if (payload == NULL)
+    return svn_fs_fs__corrupt("RPPACK-4", where,
+                              "Missing size prefix of revprop pack");
+  /* Stored uncompressed exactly when the remainder has the plain size;
+     otherwise zlib, which cannot expand more than ~1032:1. */
+  if (plain_size != (apr_uint64_t)(end - payload)
+      && plain_size / 1032 > (apr_uint64_t)(end - payload))
+    return svn_fs_fs__corrupt("RPPACK-4", where,
+                              "Implausible plain size of revprop pack");
+  *plain = svn_stringbuf_create_empty(result_pool);
+  err = svn__decompress_zlib(data, len, *plain, (apr_size_t)plain_size);
+  if (err)
+    return svn_error_compose_create(
+             svn_fs_fs__corrupt("RPPACK-4", where,
+                                "Revprop pack does not decompress"), err);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revprop_pack_wrap(svn_stringbuf_t **wrapped,
+                             const svn_stringbuf_t *plain,
+                             svn_boolean_t compress,
+                             apr_pool_t *result_pool)
+{
+  *wrapped = svn_stringbuf_create_empty(result_pool);
+  return svn_error_trace(svn__compress_zlib(
+           plain->data, plain->len, *wrapped,
+           compress ? SVN_DELTA_COMPRESSION_LEVEL_DEFAULT
+                    : SVN_DELTA_COMPRESSION_LEVEL_NONE));
+}
