@@ -409,6 +409,7 @@ split_pack(svn_fs_t *fs, svn_revnum_t rev, apr_array_header_t *entries,
   svn_fs_fs__revprop_manifest_entry_t parts[3];
   int bounds[3][2], n = 0, p, i;
   int at = (int)(rev - pack->start_rev);
+  apr_int64_t counter = old->counter + 1;  /* OLD points into ENTRIES */
   svn_revnum_t first_rev = manifest_first_rev(fs, rev);
   svn_stringbuf_t *manifest = svn_stringbuf_create_empty(scratch_pool);
   const char *old_name = svn_fs_fs__revprop_pack_name(old, scratch_pool);
@@ -421,7 +422,7 @@ split_pack(svn_fs_t *fs, svn_revnum_t rev, apr_array_header_t *entries,
   for (p = 0; p < n; p++)
     {
       parts[p].start_rev = pack->start_rev + bounds[p][0];
-      parts[p].counter = old->counter + 1;
+      parts[p].counter = counter;
       SVN_ERR(write_pack_file(fs, rev, &parts[p], dumps, bounds[p][0],
                               bounds[p][1], FALSE, scratch_pool));
       for (i = bounds[p][0]; i <= bounds[p][1]; i++)
