@@ -1,0 +1,469 @@
+#!/usr/bin/env python3
+"""run.py -- the fsfs7 benchmark matrix in one command.
+
+    tools/bench/run.py --quick                       # a few minutes
+    tools/bench/run.py --full --dump DUMP[.gz]       # the whole matrix
+    tools/bench/run.py --full --dump D --modules stock,fsfs7
+
+For every module (stock = the installed libsvn_fs_fs; fsfs7 = ours, first
+in LD_LIBRARY_PATH) × repository (f6, f6p, f7, f7p, loaded from the dump
+by the stock svnadmin) × access method (file://, svn:// via a private
+threaded svnserve, http:// via a private Apache with mod_dav_svn) × cache
+configuration (slow / medium / fast) × operation, it measures "cold" runs
+(repository files evicted from the page cache and the server restarted
+before each run) and then "hot" runs (one unrecorded warm-up, then the
+repetitions back to back).  Each run records the client's wall time and
+user+sys CPU (wait4) and the server tree's user+sys CPU (/proc deltas).
+
+Output in --out (default bench-results/<mode>-<date>): runs.csv (every
+run, written as it goes), summary.csv (median/min/max per cell),
+tables.md (Markdown tables) and plots/*.png.  See doc/benchmarks.md.
+"""
+import argparse
+import datetime
+import gzip
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import cache as pagecache  # noqa: E402
+import gen_repo  # noqa: E402
+import matrix  # noqa: E402
+import report  # noqa: E402
+from servers import Svnserve, Apache  # noqa: E402
+
+DEFAULT_MODDIR = os.path.join(TOP, "subversion", "libsvn_fs_fs", ".libs")
+
+
+def log(msg):
+    print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr,
+          flush=True)
+
+
+def module_env(module, moddir):
+    """The environment of every process measured for MODULE: for stock, no
+    trace of our module directory; for fsfs7, it comes first."""
+    env = dict(os.environ)
+    parts = [p for p in env.get("LD_LIBRARY_PATH", "").split(":")
+             if p and os.path.realpath(p) != os.path.realpath(moddir)]
+    if module == "fsfs7":
+        parts.insert(0, moddir)
+    if parts:
+        env["LD_LIBRARY_PATH"] = ":".join(parts)
+    else:
+        env.pop("LD_LIBRARY_PATH", None)
+    env["LC_ALL"] = "C"
+    return env
+
+
+def check_client_module(module, moddir):
+    """Refuse to measure fsfs7 unless the loader really picks our file."""
+    if module != "fsfs7":
+        return
+    env = dict(os.environ, FSFS7_MODULE_DIR=moddir)
+    res = subprocess.run([os.path.join(TOP, "tools", "fsfs7-run"), "true"],
+                         env=env, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit("run.py: fsfs7 module not usable: %s"
+                         % res.stderr.strip())
+
+
+def check_server_module(server, module, moddir):
+    mapped = server.fs_modules()
+    ours = [m for m in mapped if os.path.realpath(m).startswith(
+        os.path.realpath(moddir) + os.sep)]
+    if module == "fsfs7" and (not ours or len(ours) != len(mapped)):
+        raise RuntimeError("server %s maps %s, not fsfs7's module"
+                           % (server.scheme, mapped))
+    if module == "stock" and ours:
+        raise RuntimeError("stock server maps fsfs7's module %s" % ours)
+    return mapped
+
+
+# ---------------------------------------------------------------- dataset
+
+def stock_env():
+    return module_env("stock", DEFAULT_MODDIR)
+
+
+def write_dump(dump, dest):
+    """Uncompressed copy of the dump DUMP at DEST (load reads it)."""
+    opener = gzip.open if dump.endswith(".gz") else open
+    with opener(dump, "rb") as src, open(dest, "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)
+
+
+def create_repo(path, name, env):
+    compat, shard, _packed = matrix.REPO_SPEC[name]
+    subprocess.run(["svnadmin", "create", "--compatible-version", compat,
+                    path], check=True, env=env)
+    if shard != 1000:
+        fmt = os.path.join(path, "db", "format")
+        with open(fmt) as f:
+            text = f.read()
+        os.chmod(fmt, 0o644)
+        with open(fmt, "w") as f:
+            f.write(text.replace("layout sharded 1000",
+                                 "layout sharded %d" % shard))
+
+
+def load_repo(path, name, dumpfile, env):
+    create_repo(path, name, env)
+    with open(dumpfile, "rb") as stdin:
+        subprocess.run(["svnadmin", "load", "-q", path], stdin=stdin,
+                       check=True, env=env)
+    if matrix.REPO_SPEC[name][2]:
+        subprocess.run(["svnadmin", "pack", "-q", path], check=True, env=env)
+
+
+def prepare_dataset(args, work, repos):
+    """Repositories under WORK/repos and the uncompressed dump file; made
+    by the stock module, reused when already complete."""
+    dumpfile = os.path.join(work, "dataset.svndump")
+    stamp = os.path.join(work, "dataset.id")
+    ident = json.dumps([args.dump, args.repos_from, args.quick_revs])
+    old = open(stamp).read() if os.path.exists(stamp) else None
+    repodir = os.path.join(work, "repos")
+    if old != ident:
+        shutil.rmtree(repodir, ignore_errors=True)
+        if args.dump:
+            write_dump(args.dump, dumpfile)
+        else:
+            with open(dumpfile, "wb") as out:
+                out.write(gen_repo.dump_stream(args.quick_revs))
+        with open(stamp, "w") as f:
+            f.write(ident)
+    os.makedirs(repodir, exist_ok=True)
+    todo = [n for n in repos
+            if not os.path.exists(os.path.join(repodir, n, "READY"))]
+    procs = []
+    for name in todo:
+        path = os.path.join(repodir, name)
+        shutil.rmtree(path, ignore_errors=True)
+        if args.repos_from:
+            shutil.copytree(os.path.join(args.repos_from, name), path,
+                            symlinks=True)
+            open(os.path.join(path, "READY"), "w").close()
+            continue
+        log("loading %s (stock)" % name)
+        # two loads at a time: the machine is shared
+        procs.append((name, subprocess.Popen(
+            [sys.executable, "-c",
+             "import sys; sys.path.insert(0, %r); import run; "
+             "run.load_repo(%r, %r, %r, run.stock_env())"
+             % (HERE, path, name, dumpfile)])))
+        if len(procs) == 2:
+            finish_loads(procs, repodir)
+    finish_loads(procs, repodir)
+    subprocess.run(["chmod", "-R", "a+rX", work], check=True)
+    return {n: os.path.join(repodir, n) for n in repos}, dumpfile
+
+
+def finish_loads(procs, repodir):
+    for name, proc in procs:
+        if proc.wait() != 0:
+            raise SystemExit("run.py: loading %s failed" % name)
+        open(os.path.join(repodir, name, "READY"), "w").close()
+    procs.clear()
+
+
+# ------------------------------------------------------------ measurement
+
+def measure(argv, env, stdin_path, server, errfile):
+    """Run ARGV once; (status, wall s, client user+sys s, server user+sys
+    s, note)."""
+    before = server.cpu_seconds() if server else 0.0
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    with open(errfile, "wb") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, stdin=stdin,
+                                stdout=subprocess.DEVNULL, stderr=err)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if stdin_path:
+        stdin.close()
+    after = server.cpu_seconds() if server else 0.0
+    note = ""
+    if proc.returncode != 0:
+        with open(errfile, "rb") as f:
+            note = f.read()[-300:].decode("utf-8", "replace")
+        note = " ".join(note.split())
+    return ("ok" if proc.returncode == 0 else "fail", wall,
+            usage.ru_utime + usage.ru_stime, after - before, note)
+
+
+class Runner:
+    def __init__(self, args, work, repos, dumpfile, out):
+        self.args = args
+        self.work = work
+        self.repos = repos
+        self.dumpfile = dumpfile
+        self.runs_path = os.path.join(out, "runs.csv")
+        self.runs = []
+        self.scratch = tempfile.mkdtemp(prefix="fsfs7-bench.",
+                                        dir=args.tmpfs)
+        self.config_dir = os.path.join(work, "client-config")
+        os.makedirs(self.config_dir, exist_ok=True)
+        report.write_csv(self.runs_path, [], report.RUN_FIELDS)
+
+    def record(self, cell, rep, result):
+        row = dict(cell._asdict(), rep=rep, status=result[0],
+                   wall_s="%.6f" % result[1],
+                   client_cpu_s="%.3f" % result[2],
+                   server_cpu_s="%.3f" % result[3], note=result[4])
+        self.runs.append(row)
+        with open(self.runs_path, "a", newline="") as f:
+            report.csv.DictWriter(f, report.RUN_FIELDS).writerow(row)
+
+    def op_env(self, cell):
+        return {"svnbench": self.args.svnbench,
+                "log_limit": self.args.log_limit,
+                "export_dir": os.path.join(self.scratch, "export"),
+                "config_dir": self.config_dir,
+                "load_target": os.path.join(self.work, "load-target")}
+
+    def before_run(self, cell, env):
+        """Untimed preparation: a fresh load target; no stale export."""
+        shutil.rmtree(os.path.join(self.scratch, "export"),
+                      ignore_errors=True)
+        if cell.op == "load":
+            target = os.path.join(self.work, "load-target")
+            shutil.rmtree(target, ignore_errors=True)
+            create_repo(target, cell.repo, env)
+
+    def one(self, cell, server, env):
+        url = server.url(cell.repo) if server else \
+            "file://" + self.repos[cell.repo]
+        source = self.dumpfile if cell.op == "load" else self.repos[cell.repo]
+        argv, stdin = matrix.command(cell, url, source, self.op_env(cell))
+        self.before_run(cell, env)
+        return measure(argv, env, stdin, server,
+                       os.path.join(self.scratch, "stderr"))
+
+    def cold_files(self, cell):
+        files = [self.repos[cell.repo]]
+        if cell.op == "load":
+            files = [self.dumpfile]
+        return files
+
+    def run_cell(self, cell, server, env):
+        """All repetitions of one cell; stops the cell at the first
+        failure (the rest would fail the same way)."""
+        reps = self.args.reps
+        if cell.temp == "hot":
+            warm = self.one(cell, server, env)
+            if warm[0] != "ok":
+                self.record(cell, 0, warm)
+                return
+        for rep in range(1, reps + 1):
+            if cell.temp == "cold":
+                pagecache.evict(self.cold_files(cell))
+                if server:
+                    server.restart()
+            result = self.one(cell, server, env)
+            self.record(cell, rep, result)
+            if result[0] != "ok":
+                log("FAILED %s: %s" % ("/".join(cell), result[4]))
+                return
+        walls = sorted(float(r["wall_s"]) for r in self.runs[-reps:])
+        log("%-52s %.3f s" % ("/".join(cell), walls[len(walls) // 2]))
+
+    def make_server(self, module, access, cache, env):
+        if access not in ("svn", "http"):
+            return None
+        cls = Svnserve if access == "svn" else Apache
+        workdir = os.path.join(self.work, "server-%s" % access)
+        server = cls(os.path.join(self.work, "repos"), workdir, env, cache)
+        server.start()
+        mapped = check_server_module(server, module, self.args.moddir)
+        log("%s server (%s, %s cache) maps %s" % (access, module, cache,
+                                                  ", ".join(mapped)))
+        return server
+
+    def run_group(self, module, access, cache, cells):
+        env = module_env(module, self.args.moddir)
+        try:
+            server = self.make_server(module, access, cache, env)
+        except (RuntimeError, OSError) as err:
+            log("no %s server for %s/%s: %s" % (access, module, cache, err))
+            for cell in cells:
+                self.record(cell, 1, ("fail", 0.0, 0.0, 0.0,
+                                      "server: %s" % err))
+            return
+        try:
+            for cell in cells:
+                self.run_cell(cell, server, env)
+        finally:
+            if server:
+                server.stop()
+
+    def run(self, cells):
+        groups = {}
+        for cell in cells:
+            groups.setdefault((cell.module, cell.repo, cell.access,
+                               cell.cache), []).append(cell)
+        for (module, _repo, access, cache), group in groups.items():
+            self.run_group(module, access, cache, group)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ main
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Run the fsfs7 benchmark matrix (see doc/benchmarks.md).")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_const", dest="mode",
+                      const="quick", help="small generated dataset unless "
+                      "--dump is given; slow/fast caches; no load (default)")
+    mode.add_argument("--full", action="store_const", dest="mode",
+                      const="full", help="the whole published matrix")
+    p.add_argument("--dump", help="dump file (.gz ok) to build the "
+                   "repositories from (with the stock module)")
+    p.add_argument("--repos-from", help="directory with ready-made "
+                   "repositories f6 f6p f7 f7p (copied, never modified)")
+    p.add_argument("--quick-revs", type=int, default=300,
+                   help="revisions of the generated dataset (no --dump)")
+    p.add_argument("--modules", default="stock",
+                   help="comma list of stock,fsfs7 (default stock)")
+    for name, choices in (("repos", matrix.REPOS), ("ops", matrix.OPS),
+                          ("access", matrix.ACCESS),
+                          ("caches", matrix.CACHES), ("temps", matrix.TEMPS)):
+        p.add_argument("--" + name, help="comma list, subset of %s"
+                       % ",".join(choices))
+    p.add_argument("--reps", type=int, help="repetitions per cell (>= 3)")
+    p.add_argument("--log-limit", type=int, help="svn log --limit N")
+    p.add_argument("--work", default="/tmp/fsfs7-bench",
+                   help="repositories and server state (reused)")
+    p.add_argument("--out", help="result directory")
+    p.add_argument("--tmpfs", default="/dev/shm",
+                   help="where svn export writes")
+    p.add_argument("--moddir", default=DEFAULT_MODDIR,
+                   help="directory with fsfs7's libsvn_fs_fs-1.so.1")
+    p.add_argument("--svnbench", default=os.path.join(TOP, "tools",
+                                                      "svnbench", "svnbench"))
+    p.add_argument("--report-only", metavar="OUTDIR",
+                   help="only rebuild summary, tables and plots from "
+                   "OUTDIR/runs.csv")
+    p.add_argument("--no-plots", action="store_true")
+    args = p.parse_args(argv)
+    args.mode = args.mode or "quick"
+    sel = matrix.preset(args.mode)
+    for name in ("repos", "ops", "access", "caches", "temps"):
+        value = getattr(args, name)
+        allowed = getattr(matrix, name.upper())
+        if value:
+            value = tuple(v for v in value.split(",") if v)
+            bad = [v for v in value if v not in allowed]
+            if bad:
+                p.error("unknown %s: %s" % (name, ",".join(bad)))
+        else:
+            value = sel["accesses" if name == "access" else name]
+        setattr(args, name, value)
+    args.load_caches = sel["load_caches"] if not args.caches or \
+        args.mode == "full" else None
+    args.reps = args.reps or sel["reps"]
+    args.log_limit = args.log_limit or sel["log_limit"]
+    args.modules = tuple(m for m in args.modules.split(",") if m)
+    if any(m not in matrix.MODULES for m in args.modules):
+        p.error("modules are stock and/or fsfs7")
+    if args.reps < 1:
+        p.error("--reps must be positive")
+    return args
+
+
+def write_outputs(out, runs, meta, no_plots=False):
+    summary = report.aggregate(runs)
+    report.write_csv(os.path.join(out, "summary.csv"), summary,
+                     report.SUMMARY_FIELDS)
+    title = "Benchmark results (%s)" % meta.get("mode", "?")
+    with open(os.path.join(out, "tables.md"), "w") as f:
+        f.write("<!-- %s -->\n" % meta.get("command", ""))
+        f.write(report.markdown(summary, title) + "\n")
+    if not no_plots:
+        plot(out)
+    return summary
+
+
+def plot(out):
+    """plots.py needs matplotlib, which Debian ships for /usr/bin/python3;
+    use that interpreter when ours lacks it."""
+    script = os.path.join(HERE, "plots.py")
+    for python in (sys.executable, "/usr/bin/python3"):
+        probe = subprocess.run([python, "-c", "import matplotlib"],
+                               capture_output=True)
+        if probe.returncode == 0:
+            subprocess.run([python, script, out], check=False)
+            return
+    log("no matplotlib: skipping plots (apt install python3-matplotlib)")
+
+
+def machine_info():
+    def cmd(argv):
+        try:
+            return subprocess.run(argv, capture_output=True,
+                                  text=True).stdout.strip()
+        except OSError:
+            return ""
+    return {"host": platform.node(), "kernel": platform.release(),
+            "cpus": os.cpu_count(),
+            "svn": cmd(["svn", "--version", "--quiet"]),
+            "apache": cmd(["/usr/sbin/apache2", "-v"]).splitlines()[0:1]}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.report_only:
+        out = args.report_only
+        meta_path = os.path.join(out, "meta.json")
+        meta = json.load(open(meta_path)) if os.path.exists(meta_path) \
+            else {}
+        write_outputs(out, report.read_runs(os.path.join(out, "runs.csv")),
+                      meta, args.no_plots)
+        print(os.path.join(out, "tables.md"))
+        return 0
+    if not os.access(args.svnbench, os.X_OK):
+        raise SystemExit("run.py: no svnbench at %s (run make)"
+                         % args.svnbench)
+    for module in args.modules:
+        check_client_module(module, args.moddir)
+    out = args.out or os.path.join(
+        "bench-results", "%s-%s" % (args.mode, time.strftime("%Y%m%d-%H%M")))
+    os.makedirs(out, exist_ok=True)
+    os.makedirs(args.work, exist_ok=True)
+    meta = {"mode": args.mode, "command": " ".join(
+        ["tools/bench/run.py"] + (argv if argv is not None else sys.argv[1:])),
+        "started": datetime.datetime.utcnow().isoformat() + "Z",
+        "machine": machine_info(), "reps": args.reps,
+        "log_limit": args.log_limit, "dump": args.dump}
+    repos, dumpfile = prepare_dataset(args, args.work, args.repos)
+    cells = matrix.cells(args.modules, args.repos, args.ops, args.access,
+                         args.caches, args.temps, args.load_caches)
+    log("%d cells x %d repetitions" % (len(cells), args.reps))
+    runner = Runner(args, args.work, repos, dumpfile, out)
+    start = time.time()
+    try:
+        runner.run(cells)
+    finally:
+        meta["seconds"] = round(time.time() - start, 1)
+        with open(os.path.join(out, "meta.json"), "w") as f:
+            json.dump(meta, f, indent=1)
+        write_outputs(out, runner.runs, meta, args.no_plots)
+    log("done in %.0f s: %s" % (time.time() - start,
+                                os.path.join(out, "tables.md")))
+    print(os.path.join(out, "tables.md"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
