@@ -1,0 +1,140 @@
+/* test_dirent_codec.c --- unit tests for dirent_codec.c
+ * (doc/format/directories.md).  Good vectors: directory listings written
+ * by stock svn (the committed listing at the head of a transaction's
+ * "children" file, and the whole incremental file).  Bad vectors: crafted
+ * damage with the rule they break. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include "svn_pools.h"
+
+#include "id.h"
+#include "dirent_codec.h"
+#include "nodes_test_util.h"
+
+static apr_pool_t *pool;
+
+static void
+check_sorted(const apr_array_header_t *entries, const char *name)
+{
+  int i;
+
+  for (i = 1; i < entries->nelts; i++)
+    if (svn_fs_fs__dirent_compare(&APR_ARRAY_IDX(entries, i - 1, void *),
+                                  &APR_ARRAY_IDX(entries, i, void *)) >= 0)
+      fail_msg("%s: entries not sorted at %d", name, i);
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_dirent_t *d = APR_ARRAY_IDX(entries, i, svn_fs_dirent_t *);
+      assert_int_equal(svn_fs_fs__dirent_find(entries, d->name), i);
+    }
+}
+
+static void
+test_good_vectors(void **state)
+{
+  const char *dir = vector_dir("good", "dirent", pool);
+  apr_array_header_t *names = vector_names(dir, NULL, pool);
+  int i;
+
+  assert_true(names->nelts >= 6);
+  for (i = 0; i < names->nelts; i++)
+    {
+      const char *name = APR_ARRAY_IDX(names, i, const char *);
+      svn_stringbuf_t *in = vector_load(dir, name, pool);
+      svn_boolean_t incremental = strstr(name, "-txn-") != NULL;
+      apr_array_header_t *entries;
+      svn_error_t *err;
+
+      err = svn_fs_fs__dirents_parse(&entries, in->data, in->len,
+                                     incremental, name, pool, pool);
+      if (err)
+        fail_msg("%s: %s", name, err->message);
+      assert_true(entries->nelts > 0);
+      check_sorted(entries, name);
+      if (!incremental)
+        {
+          /* Stock writes listings sorted: we must print the same bytes. */
+          svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
+          svn_fs_fs__dirents_unparse(out, entries);
+          assert_string_equal(out->data, in->data);
+        }
+    }
+}
+
+static void
+test_bad_vectors(void **state)
+{
+  const char *dir = vector_dir("bad", "dirent", pool);
+  apr_array_header_t *names = vector_names(dir, ".txt", pool);
+  int i;
+
+  assert_true(names->nelts >= 10);
+  for (i = 0; i < names->nelts; i++)
+    {
+      const char *name = APR_ARRAY_IDX(names, i, const char *);
+      svn_stringbuf_t *in = vector_load(dir, name, pool);
+      apr_array_header_t *entries;
+      apr_status_t code;
+      const char *rule;
+
+      vector_expect(&code, &rule, dir, name, pool);
+      vector_check_error(svn_fs_fs__dirents_parse(&entries, in->data,
+                                                  in->len, FALSE, name,
+                                                  pool, pool),
+                         code, rule, name);
+    }
+}
+
+static void
+test_incremental(void **state)
+{
+  svn_stringbuf_t *buf = svn_stringbuf_create_empty(pool);
+  apr_array_header_t *entries;
+  svn_fs_fs__id_t *id1 = svn_fs_fs__id_parse("1-2.0.r2/3", 10, pool);
+  svn_fs_fs__id_t *id2 = svn_fs_fs__id_parse("_4.0.t2-1", 9, pool);
+  const svn_fs_dirent_t *d;
+
+  svn_fs_fs__dirent_unparse_change(buf, "zeta", svn_node_file, id1);
+  svn_fs_fs__dirent_unparse_change(buf, "alpha", svn_node_dir, id1);
+  svn_stringbuf_appendcstr(buf, "END\n");
+  svn_fs_fs__dirent_unparse_change(buf, "zeta", svn_node_file, id2);
+  svn_fs_fs__dirent_unparse_change(buf, "alpha", svn_node_dir, NULL);
+  svn_fs_fs__dirent_unparse_change(buf, "beta gamma", svn_node_dir, id2);
+  assert_null(svn_fs_fs__dirents_parse(&entries, buf->data, buf->len, TRUE,
+                                       NULL, pool, pool));
+  assert_int_equal(entries->nelts, 2);
+  d = APR_ARRAY_IDX(entries, 0, svn_fs_dirent_t *);
+  assert_string_equal(d->name, "beta gamma");
+  assert_int_equal(d->kind, svn_node_dir);
+  d = APR_ARRAY_IDX(entries, 1, svn_fs_dirent_t *);
+  assert_string_equal(d->name, "zeta");
+  assert_true(svn_fs_fs__id_eq(SVN_FS_FS__ID(d->id), id2));
+  assert_int_equal(svn_fs_fs__dirent_find(entries, "alpha"), -1);
+  /* Without INCREMENTAL, the tail is an error. */
+  vector_check_error(svn_fs_fs__dirents_parse(&entries, buf->data, buf->len,
+                                              FALSE, "tail", pool, pool),
+                     SVN_ERR_FS_CORRUPT, "DIRENT-2", "tail");
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_good_vectors),
+    cmocka_unit_test(test_bad_vectors),
+    cmocka_unit_test(test_incremental),
+  };
+  int rc;
+
+  apr_initialize();
+  pool = svn_pool_create(NULL);
+  rc = cmocka_run_group_tests(tests, NULL, NULL);
+  svn_pool_destroy(pool);
+  apr_terminate();
+  return rc;
+}

@@ -1,0 +1,181 @@
+/* test_id.c --- unit tests for id.c (doc/format/ids.md). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include "svn_pools.h"
+
+#include "id.h"
+
+static apr_pool_t *pool;
+
+/* Good IDs with their decoded parts. */
+static const struct
+{
+  const char *text;
+  svn_revnum_t node_rev; apr_uint64_t node_num;
+  svn_revnum_t copy_rev; apr_uint64_t copy_num;
+  svn_revnum_t txn_rev; apr_uint64_t txn_num;
+  svn_revnum_t rev; apr_uint64_t item;
+} good_ids[] = {
+  { "0.0.r0/2", 0, 0, 0, 0, -1, 0, 0, 2 },
+  { "0.0.r1/319", 0, 0, 0, 0, -1, 0, 1, 319 },
+  { "3-1.0.r8/9", 1, 3, 0, 0, -1, 0, 8, 9 },
+  { "2-7.0-8.r8/7", 7, 2, 8, 0, -1, 0, 8, 7 },
+  { "1a-12.z-3.r12/123456789", 12, 46, 3, 35, -1, 0, 12, 123456789 },
+  { "_0.0.t0-0", -1, 0, 0, 0, 0, 0, -1, 0 },
+  { "2-7._0.t7-7", 7, 2, -1, 0, 7, 7, -1, 0 },
+  { "_1.0.t28-s", -1, 1, 0, 0, 28, 28, -1, 0 },
+  { "zzzzzzzzzzzz.0.r2147483647/18446744073709551615",
+    0, 4738381338321616895ULL, 0, 0, -1, 0, 2147483647,
+    18446744073709551615ULL },
+};
+
+static const char *bad_ids[] = {
+  "", ".", "..", "0.0", "0.0.", "0.0.r", "0.0.r1", "0.0.r1/", "0.0.r/1",
+  "0.0.x1/2", "0.0.t", "0.0.t1", "0.0.t-1", "0.0.t1-", "A.0.r1/2",
+  "0.0.0.r1/2", "_.0.r1/2", "-1.0.r1/2", "1-.0.r1/2", "0.0.r1/2 ",
+  " 0.0.r1/2", "0.0.r-1/2", "0.0.r1/-2", "0..r1/2",
+  "0.0.r1/99999999999999999999", "zzzzzzzzzzzzzz.0.r1/2",
+  "0.0.r99999999999999999999/1", "0.0.r1/2\n",
+};
+
+static void
+test_good_ids(void **state)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof(good_ids) / sizeof(good_ids[0]); i++)
+    {
+      const char *t = good_ids[i].text;
+      svn_fs_fs__id_t *id = svn_fs_fs__id_parse(t, strlen(t), pool);
+
+      if (id == NULL)
+        fail_msg("rejected good id %s", t);
+      assert_int_equal(id->node_id.revision, good_ids[i].node_rev);
+      assert_true(id->node_id.number == good_ids[i].node_num);
+      assert_int_equal(id->copy_id.revision, good_ids[i].copy_rev);
+      assert_true(id->copy_id.number == good_ids[i].copy_num);
+      assert_int_equal(id->rev_item.revision, good_ids[i].rev);
+      if (SVN_IS_VALID_REVNUM(good_ids[i].rev))
+        {
+          assert_true(id->rev_item.number == good_ids[i].item);
+          assert_int_equal(id->txn_id.revision, SVN_INVALID_REVNUM);
+          assert_false(svn_fs_fs__id_is_txn(id));
+        }
+      else
+        {
+          assert_int_equal(id->txn_id.revision, good_ids[i].txn_rev);
+          assert_true(id->txn_id.number == good_ids[i].txn_num);
+          assert_true(svn_fs_fs__id_is_txn(id));
+        }
+      assert_string_equal(svn_fs_fs__id_unparse(id, pool)->data, t);
+      /* The public part must be usable by libsvn_fs. */
+      assert_non_null(id->public.vtable);
+      assert_ptr_equal(id->public.fsap_data, id);
+      assert_string_equal(id->public.vtable->unparse(&id->public,
+                                                     pool)->data, t);
+    }
+}
+
+static void
+test_bad_ids(void **state)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++)
+    {
+      svn_fs_fs__id_t *id;
+      svn_error_t *err;
+
+      if (svn_fs_fs__id_parse(bad_ids[i], strlen(bad_ids[i]), pool))
+        fail_msg("accepted bad id '%s'", bad_ids[i]);
+      err = svn_fs_fs__id_parse_checked(&id, bad_ids[i], strlen(bad_ids[i]),
+                                        pool);
+      assert_non_null(err);
+      assert_int_equal(err->apr_err, SVN_ERR_FS_MALFORMED_NODEREV_ID);
+      svn_error_clear(err);
+    }
+}
+
+static svn_fs_fs__id_t *
+id(const char *text)
+{
+  svn_fs_fs__id_t *result = svn_fs_fs__id_parse(text, strlen(text), pool);
+  assert_non_null(result);
+  return result;
+}
+
+static void
+test_compare(void **state)
+{
+  assert_int_equal(svn_fs_fs__id_compare(id("3-1.0.r8/9"), id("3-1.0.r8/9")),
+                   svn_fs_node_unchanged);
+  assert_int_equal(svn_fs_fs__id_compare(id("3-1.0.r8/9"), id("3-1.0.r7/7")),
+                   svn_fs_node_common_ancestor);
+  assert_int_equal(svn_fs_fs__id_compare(id("3-1.0.r8/9"),
+                                         id("3-1.0-8.r8/12")),
+                   svn_fs_node_common_ancestor);
+  assert_int_equal(svn_fs_fs__id_compare(id("3-1.0.r8/9"), id("3-2.0.r8/9")),
+                   svn_fs_node_unrelated);
+  assert_int_equal(svn_fs_fs__id_compare(id("3-1.0.t8-1"), id("3-1.0.r8/9")),
+                   svn_fs_node_common_ancestor);
+  /* Txn-local node-ids are scoped to their transaction (ID-5). */
+  assert_int_equal(svn_fs_fs__id_compare(id("_1.0.t7-1"), id("_1.0.t7-2")),
+                   svn_fs_node_unrelated);
+  assert_int_equal(svn_fs_fs__id_compare(id("_1.0.t7-1"), id("_1.1.t7-1")),
+                   svn_fs_node_common_ancestor);
+  assert_true(svn_fs_fs__id_eq(id("0.0.r1/2"), id("0.0.r1/2")));
+  assert_false(svn_fs_fs__id_eq(id("0.0.r1/2"), id("0.0.r1/3")));
+  assert_false(svn_fs_fs__id_eq(id("0.0.r1/2"), id("0.0.t1-2")));
+  assert_int_equal(id("0.0.r1/2")->public.vtable->compare(
+                     &id("0.0.r1/2")->public, &id("0.0.r2/2")->public),
+                   svn_fs_node_common_ancestor);
+}
+
+static void
+test_create_copy(void **state)
+{
+  svn_fs_fs__id_part_t node = { 7, 2 }, copy = { 8, 0 }, txn = { 7, 7 };
+  svn_fs_fs__id_t *a = svn_fs_fs__id_create_rev(&node, &copy, 8, 7, pool);
+  svn_fs_fs__id_t *b = svn_fs_fs__id_create_txn(&node, &copy, &txn, pool);
+  svn_fs_fs__id_t *c = svn_fs_fs__id_copy(a, pool);
+  char buf[SVN_FS_FS__ID_PART_MAX];
+
+  assert_string_equal(svn_fs_fs__id_unparse(a, pool)->data, "2-7.0-8.r8/7");
+  assert_string_equal(svn_fs_fs__id_unparse(b, pool)->data, "2-7.0-8.t7-7");
+  assert_int_equal(svn_fs_fs__id_rev(a), 8);
+  assert_int_equal(svn_fs_fs__id_rev(b), SVN_INVALID_REVNUM);
+  assert_ptr_equal(c->public.fsap_data, c);
+  assert_true(svn_fs_fs__id_eq(a, c));
+  assert_true(svn_fs_fs__id_part_parse(&node, "_1a", 3));
+  assert_int_equal(node.revision, SVN_INVALID_REVNUM);
+  assert_int_equal(svn_fs_fs__id_part_unparse(buf, &node), 3);
+  assert_string_equal(buf, "_1a");
+  assert_true(svn_fs_fs__id_txn_parse(&txn, "28-s", 4));
+  assert_int_equal(svn_fs_fs__id_txn_unparse(buf, &txn), 4);
+  assert_string_equal(buf, "28-s");
+  assert_false(svn_fs_fs__id_txn_parse(&txn, "28", 2));
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_good_ids),
+    cmocka_unit_test(test_bad_ids),
+    cmocka_unit_test(test_compare),
+    cmocka_unit_test(test_create_copy),
+  };
+  int rc;
+
+  apr_initialize();
+  pool = svn_pool_create(NULL);
+  rc = cmocka_run_group_tests(tests, NULL, NULL);
+  svn_pool_destroy(pool);
+  apr_terminate();
+  return rc;
+}
