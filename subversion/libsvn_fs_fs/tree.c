@@ -1,17 +1,763 @@
-/* tree.c --- placeholder: every function fails with SVN_ERR_UNSUPPORTED_FEATURE
-   until its layer implements it. */
+/* tree.c --- revision roots: the root vtable (semantics layer).
+ *
+ * Owns: creating revision roots and answering the loader's per-path
+ * questions about them (kinds, ids, node relations, properties, file
+ * contents, directory listings, changed paths).  Path lookup is in
+ * lookup.c, history and copies in history.c, mergeinfo in mergeinfo.c,
+ * tree verification in tree_verify.c.  Revision roots are read-only; the
+ * write-side entries fail cleanly until transactions exist.
+ * Rules: doc/format/tree.md.
+ */
+#include <string.h>
+#include <apr_strings.h>
+
+#include "svn_pools.h"
+#include "svn_hash.h"
+#include "svn_props.h"
+#include "private/svn_fs_util.h"
+#include "private/svn_subr_private.h"
+
 #include "corrupt.h"
+#include "history.h"
+#include "id.h"
+#include "lookup.h"
+#include "node.h"
+#include "rep_read.h"
 #include "tree.h"
+
+/* ------------------------------------------------------------------ */
+/* Node queries                                                        */
+
+static svn_error_t *
+root_check_path(svn_node_kind_t *kind_p, svn_fs_root_t *root,
+                const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(svn_fs_fs__root_lookup_maybe(&noderev, root, path, pool));
+  *kind_p = noderev ? noderev->kind : svn_node_none;
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+root_node_id(const svn_fs_id_t **id_p, svn_fs_root_t *root,
+             const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  *id_p = SVN_FS_FS__PUBLIC_ID(svn_fs_fs__id_copy(noderev->id, pool));
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+root_node_relation(svn_fs_node_relation_t *relation, svn_fs_root_t *root_a,
+                   const char *path_a, svn_fs_root_t *root_b,
+                   const char *path_b, apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__noderev_t *a, *b;
+
+  /* Nodes of different repositories never share history, even if their
+     ids happen to look alike. */
+  if (root_a->fs != root_b->fs)
+    {
+      *relation = svn_fs_node_unrelated;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__root_lookup(&a, root_a, path_a, scratch_pool));
+  SVN_ERR(svn_fs_fs__root_lookup(&b, root_b, path_b, scratch_pool));
+  *relation = svn_fs_fs__id_compare(a->id, b->id);
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+root_node_created_rev(svn_revnum_t *revision, svn_fs_root_t *root,
+                      const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  *revision = svn_fs_fs__id_rev(noderev->id);
+  return SVN_NO_ERROR;
+}
+
+/* The node-id carries its creation revision ("<number>-<rev>") in every
+   id minted by a format-3-or-later repository; only ids without that
+   suffix (r0's root, data upgraded from very old formats) require
+   following the predecessors back to the node's first node-rev. */
+static svn_error_t *
+root_node_origin_rev(svn_revnum_t *revision, svn_fs_root_t *root,
+                     const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+  svn_fs_fs__noderev_t *pred;
+  apr_pool_t *iterpool;
+  int steps = 0;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  if (noderev->id->node_id.revision > 0)
+    {
+      *revision = noderev->id->node_id.revision;
+      return SVN_NO_ERROR;
+    }
+  iterpool = svn_pool_create(pool);
+  pred = (svn_fs_fs__noderev_t *)noderev;
+  while (pred->predecessor_id)
+    {
+      const svn_fs_fs__id_t *pred_id = svn_fs_fs__id_copy(pred->predecessor_id,
+                                                          pool);
+      svn_pool_clear(iterpool);
+      if (++steps > noderev->predecessor_count)
+        return svn_fs_fs__corrupt("TREE-3", path,
+                                  "Predecessor chain longer than its "
+                                  "count %d", noderev->predecessor_count);
+      SVN_ERR(svn_fs_fs__get_noderev(&pred, root->fs, pred_id, iterpool,
+                                     iterpool));
+    }
+  *revision = svn_fs_fs__id_rev(pred->id);
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+root_node_created_path(const char **created_path, svn_fs_root_t *root,
+                       const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  *created_path = apr_pstrdup(pool, noderev->created_path);
+  return SVN_NO_ERROR;
+}
+
+/* A node-rev created by a copy records its source; any later change of
+   the node starts a node-rev without one. */
+static svn_error_t *
+root_copied_from(svn_revnum_t *rev_p, const char **path_p,
+                 svn_fs_root_t *root, const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  *rev_p = SVN_INVALID_REVNUM;
+  *path_p = NULL;
+  if (SVN_IS_VALID_REVNUM(noderev->copyfrom_rev) && noderev->copyfrom_path)
+    {
+      *rev_p = noderev->copyfrom_rev;
+      *path_p = apr_pstrdup(pool, noderev->copyfrom_path);
+    }
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+
+static svn_error_t *
+root_node_proplist(apr_hash_t **table_p, svn_fs_root_t *root,
+                   const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  return svn_error_trace(svn_fs_fs__node_proplist(table_p, root->fs, noderev,
+                                                  pool, pool));
+}
+
+static svn_error_t *
+root_node_prop(svn_string_t **value_p, svn_fs_root_t *root,
+               const char *path, const char *propname, apr_pool_t *pool)
+{
+  apr_hash_t *props;
+
+  SVN_ERR(root_node_proplist(&props, root, path, pool));
+  *value_p = svn_hash_gets(props, propname);
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+root_node_has_props(svn_boolean_t *has_props, svn_fs_root_t *root,
+                    const char *path, apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+  apr_hash_t *props;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, scratch_pool));
+  if (!noderev->prop_rep)
+    {
+      *has_props = FALSE;
+      return SVN_NO_ERROR;
+    }
+  /* A prop rep may hold an empty list; only its contents can tell. */
+  SVN_ERR(svn_fs_fs__node_proplist(&props, root->fs, noderev, scratch_pool,
+                                   scratch_pool));
+  *has_props = apr_hash_count(props) > 0;
+  return SVN_NO_ERROR;
+}
+
+/* Committed property reps carry an MD5 of the serialised list, which is
+   canonical (sorted), so equal checksums mean equal lists.  Otherwise
+   only STRICT mode reads and compares the lists. */
+static svn_error_t *
+root_props_changed(int *changed_p, svn_fs_root_t *root1, const char *path1,
+                   svn_fs_root_t *root2, const char *path2,
+                   svn_boolean_t strict, apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__noderev_t *a, *b;
+  apr_hash_t *props_a, *props_b;
+
+  if (root1->fs != root2->fs)
+    return svn_error_create(SVN_ERR_FS_GENERAL, NULL,
+                            "Cannot compare property value between two "
+                            "different filesystems");
+  SVN_ERR(svn_fs_fs__root_lookup(&a, root1, path1, scratch_pool));
+  SVN_ERR(svn_fs_fs__root_lookup(&b, root2, path2, scratch_pool));
+  if (a->prop_rep && b->prop_rep)
+    {
+      *changed_p = memcmp(a->prop_rep->md5_digest, b->prop_rep->md5_digest,
+                          sizeof(a->prop_rep->md5_digest)) != 0;
+      return SVN_NO_ERROR;
+    }
+  if (svn_fs_fs__id_eq(a->id, b->id) || (!a->prop_rep && !b->prop_rep))
+    {
+      *changed_p = FALSE;
+      return SVN_NO_ERROR;
+    }
+  if (!strict)
+    {
+      *changed_p = TRUE;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__node_proplist(&props_a, root1->fs, a, scratch_pool,
+                                   scratch_pool));
+  SVN_ERR(svn_fs_fs__node_proplist(&props_b, root2->fs, b, scratch_pool,
+                                   scratch_pool));
+  *changed_p = !svn_fs__prop_lists_equal(props_a, props_b, scratch_pool);
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Directories                                                         */
+
+static svn_error_t *
+root_dir_entries(apr_hash_t **entries_p, svn_fs_root_t *root,
+                 const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+  apr_array_header_t *entries;
+  apr_hash_t *hash;
+  int i;
+
+  SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  if (noderev->kind != svn_node_dir)
+    return svn_error_create(SVN_ERR_FS_NOT_DIRECTORY, NULL,
+                            "Can't get entries of non-directory");
+  SVN_ERR(svn_fs_fs__dir_entries(&entries, root->fs, noderev, pool, pool));
+  hash = svn_hash__make(pool);
+  for (i = 0; i < entries->nelts; i++)
+    {
+      svn_fs_dirent_t *dirent = APR_ARRAY_IDX(entries, i, svn_fs_dirent_t *);
+      svn_hash_sets(hash, dirent->name, dirent);
+    }
+  *entries_p = hash;
+  return SVN_NO_ERROR;
+}
+
+/* Physically addressed revisions: node-revs of one revision lie in
+   ascending offset order in its file, and younger revisions are more
+   likely to be hot in the OS cache, so visiting entries by (revision
+   descending, offset ascending) turns a tree walk into mostly forward
+   reads.  Stock orders the same way, and editor drives (checkout,
+   export, dump of a first revision) follow this order, so it is also
+   what keeps our output identical. */
+static int
+compare_by_location(const void *a, const void *b)
+{
+  const svn_fs_dirent_t *x = *(const svn_fs_dirent_t *const *)a;
+  const svn_fs_dirent_t *y = *(const svn_fs_dirent_t *const *)b;
+  const svn_fs_fs__id_t *ix = SVN_FS_FS__ID(x->id);
+  const svn_fs_fs__id_t *iy = SVN_FS_FS__ID(y->id);
+
+  if (ix->rev_item.revision != iy->rev_item.revision)
+    return ix->rev_item.revision > iy->rev_item.revision ? -1 : 1;
+  if (ix->rev_item.number != iy->rev_item.number)
+    return ix->rev_item.number < iy->rev_item.number ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static int
+compare_by_name(const void *a, const void *b)
+{
+  const svn_fs_dirent_t *x = *(const svn_fs_dirent_t *const *)a;
+  const svn_fs_dirent_t *y = *(const svn_fs_dirent_t *const *)b;
+
+  return strcmp(x->name, y->name);
+}
+
+/* With logical addressing, item numbers say nothing about file offsets
+   (packing reorders items), so there is no cheap locality key; like
+   stock we then keep the name order of the directory listing. */
+static svn_error_t *
+root_dir_optimal_order(apr_array_header_t **ordered_p, svn_fs_root_t *root,
+                       apr_hash_t *entries, apr_pool_t *result_pool,
+                       apr_pool_t *scratch_pool)
+{
+  apr_array_header_t *ordered = apr_array_make(result_pool,
+                                               apr_hash_count(entries),
+                                               sizeof(svn_fs_dirent_t *));
+  apr_hash_index_t *hi;
+
+  for (hi = apr_hash_first(scratch_pool, entries); hi; hi = apr_hash_next(hi))
+    APR_ARRAY_PUSH(ordered, svn_fs_dirent_t *) = apr_hash_this_val(hi);
+  qsort(ordered->elts, ordered->nelts, ordered->elt_size,
+        svn_fs_fs__use_log_addressing(root->fs) ? compare_by_name
+                                                : compare_by_location);
+  *ordered_p = ordered;
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                               */
+
+/* The file node-rev at PATH, or SVN_ERR_FS_NOT_FILE worded as stock
+   does for the operation WHAT ("get length of"). */
+static svn_error_t *
+lookup_file(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
+            const char *path, const char *what, apr_pool_t *scratch_pool)
+{
+  SVN_ERR(svn_fs_fs__root_lookup(noderev, root, path, scratch_pool));
+  if ((*noderev)->kind != svn_node_file)
+    return svn_error_createf(SVN_ERR_FS_NOT_FILE, NULL,
+                             "Attempted to %s a *non*-file node", what);
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+root_file_length(svn_filesize_t *length_p, svn_fs_root_t *root,
+                 const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(lookup_file(&noderev, root, path, "get length of", pool));
+  *length_p = noderev->data_rep ? noderev->data_rep->expanded_size : 0;
+  return SVN_NO_ERROR;
+}
+
+/* MD5 is recorded for every text rep, SHA1 only by 1.6+ writers; we
+   report what is recorded and leave computing to the caller (the
+   loader's svn_fs_file_checksum does that when asked to force). */
+static svn_error_t *
+root_file_checksum(svn_checksum_t **checksum, svn_checksum_kind_t kind,
+                   svn_fs_root_t *root, const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+  const svn_fs_fs__rep_t *rep;
+
+  SVN_ERR(lookup_file(&noderev, root, path, "get checksum of", pool));
+  rep = noderev->data_rep;
+  *checksum = NULL;
+  if (rep && kind == svn_checksum_md5)
+    *checksum = svn_checksum__from_digest_md5(rep->md5_digest, pool);
+  else if (rep && kind == svn_checksum_sha1 && rep->has_sha1)
+    *checksum = svn_checksum__from_digest_sha1(rep->sha1_digest, pool);
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+root_file_contents(svn_stream_t **contents, svn_fs_root_t *root,
+                   const char *path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(lookup_file(&noderev, root, path, "get textual contents of",
+                      pool));
+  return svn_error_trace(svn_fs_fs__rep_contents_stream(
+                           contents, root->fs, noderev->data_rep, pool));
+}
+
+static svn_error_t *
+root_try_process_file_contents(svn_boolean_t *success,
+                               svn_fs_root_t *root, const char *path,
+                               svn_fs_process_contents_func_t processor,
+                               void *baton, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+
+  SVN_ERR(lookup_file(&noderev, root, path, "get textual contents of",
+                      pool));
+  return svn_error_trace(svn_fs_fs__rep_try_process(
+                           success, root->fs, noderev->data_rep, processor,
+                           baton, pool));
+}
+
+static svn_error_t *
+root_get_file_delta_stream(svn_txdelta_stream_t **stream_p,
+                           svn_fs_root_t *source_root,
+                           const char *source_path,
+                           svn_fs_root_t *target_root,
+                           const char *target_path, apr_pool_t *pool)
+{
+  const svn_fs_fs__noderev_t *source = NULL, *target;
+
+  if (source_root && source_path)
+    SVN_ERR(lookup_file(&source, source_root, source_path,
+                        "get textual contents of", pool));
+  SVN_ERR(lookup_file(&target, target_root, target_path,
+                      "get textual contents of", pool));
+  return svn_error_trace(svn_fs_fs__rep_delta_stream(
+                           stream_p, target_root->fs,
+                           source ? source->data_rep : NULL,
+                           target->data_rep, pool));
+}
+
+/* Compare two file texts, cheapest evidence first: identical rep, then
+   sizes and checksums; only STRICT callers pay for reading both texts
+   when the checksums cannot decide. */
+static svn_error_t *
+texts_equal(svn_boolean_t *equal, svn_fs_t *fs, const svn_fs_fs__rep_t *a,
+            const svn_fs_fs__rep_t *b, svn_boolean_t strict,
+            apr_pool_t *scratch_pool)
+{
+  svn_stream_t *sa, *sb;
+
+  if (!a || !b || svn_fs_fs__rep_same(a, b))
+    {
+      *equal = (a == NULL) == (b == NULL);
+      return SVN_NO_ERROR;
+    }
+  if (a->expanded_size != b->expanded_size
+      || memcmp(a->md5_digest, b->md5_digest, sizeof(a->md5_digest)) != 0)
+    {
+      *equal = FALSE;
+      return SVN_NO_ERROR;
+    }
+  if (a->has_sha1 && b->has_sha1)
+    {
+      *equal = memcmp(a->sha1_digest, b->sha1_digest,
+                      sizeof(a->sha1_digest)) == 0;
+      return SVN_NO_ERROR;
+    }
+  if (!strict)
+    {
+      *equal = FALSE;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__rep_contents_stream(&sa, fs, a, scratch_pool));
+  SVN_ERR(svn_fs_fs__rep_contents_stream(&sb, fs, b, scratch_pool));
+  return svn_error_trace(svn_stream_contents_same2(equal, sa, sb,
+                                                   scratch_pool));
+}
+
+static svn_error_t *
+root_contents_changed(int *changed_p, svn_fs_root_t *root1,
+                      const char *path1, svn_fs_root_t *root2,
+                      const char *path2, svn_boolean_t strict,
+                      apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__noderev_t *a, *b;
+  svn_boolean_t equal;
+
+  if (root1->fs != root2->fs)
+    return svn_error_create(SVN_ERR_FS_GENERAL, NULL,
+                            "Cannot compare file contents between two "
+                            "different filesystems");
+  SVN_ERR(svn_fs_fs__root_lookup(&a, root1, path1, scratch_pool));
+  if (a->kind != svn_node_file)
+    return svn_error_createf(SVN_ERR_FS_NOT_FILE, NULL,
+                             "'%s' is not a file", path1);
+  SVN_ERR(svn_fs_fs__root_lookup(&b, root2, path2, scratch_pool));
+  if (b->kind != svn_node_file)
+    return svn_error_createf(SVN_ERR_FS_NOT_FILE, NULL,
+                             "'%s' is not a file", path2);
+  SVN_ERR(texts_equal(&equal, root1->fs, a->data_rep, b->data_rep, strict,
+                      scratch_pool));
+  *changed_p = !equal;
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Changed paths                                                       */
+
+/* Changes are fetched this many at a time, so that a revision touching
+   millions of paths never needs its whole list in memory at once. */
+#define CHANGES_BLOCK 256
+
+static svn_error_t *
+root_paths_changed(apr_hash_t **changed_paths_p, svn_fs_root_t *root,
+                   apr_pool_t *pool)
+{
+  apr_hash_t *result = svn_hash__make(pool);
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  svn_boolean_t done = FALSE;
+  apr_size_t first = 0;
+
+  while (!done)
+    {
+      apr_array_header_t *block;
+      int i;
+
+      svn_pool_clear(iterpool);
+      SVN_ERR(svn_fs_fs__rev_changes_block(&block, &done, root->fs, root->rev,
+                                           first, CHANGES_BLOCK, iterpool,
+                                           iterpool));
+      for (i = 0; i < block->nelts; i++)
+        {
+          const svn_fs_fs__change_t *c = APR_ARRAY_IDX(block, i,
+                                                 const svn_fs_fs__change_t *);
+          svn_fs_path_change2_t *change = svn_fs__path_change_create_internal(
+            c->noderev_id ? SVN_FS_FS__PUBLIC_ID(
+                              svn_fs_fs__id_copy(c->noderev_id, pool))
+                          : NULL,
+            c->change_kind, pool);
+
+          change->text_mod = c->text_mod;
+          change->prop_mod = c->prop_mod;
+          change->mergeinfo_mod = c->mergeinfo_mod;
+          change->node_kind = c->node_kind;
+          change->copyfrom_known = c->copyfrom_known;
+          change->copyfrom_rev = c->copyfrom_rev;
+          change->copyfrom_path = c->copyfrom_path
+                                ? apr_pstrdup(pool, c->copyfrom_path) : NULL;
+          apr_hash_set(result, apr_pstrmemdup(pool, c->path.data,
+                                              c->path.len),
+                       c->path.len, change);
+        }
+      first += block->nelts;
+      if (block->nelts == 0)
+        break;
+    }
+  svn_pool_destroy(iterpool);
+  *changed_paths_p = result;
+  return SVN_NO_ERROR;
+}
+
+/* Iterator state of report_changes. */
+typedef struct changes_iter_t
+{
+  svn_fs_t *fs;
+  svn_revnum_t rev;
+  apr_array_header_t *block;   /* current block, in BLOCK_POOL */
+  int next;                    /* index into BLOCK */
+  apr_size_t block_start;      /* list position of BLOCK's first entry */
+  svn_boolean_t done;          /* no block after BLOCK */
+  apr_pool_t *block_pool;
+  svn_fs_path_change3_t *change;   /* the struct we hand out */
+} changes_iter_t;
+
+static svn_error_t *
+changes_iter_get(svn_fs_path_change3_t **change,
+                 svn_fs_path_change_iterator_t *iterator)
+{
+  changes_iter_t *it = iterator->fsap_data;
+  const svn_fs_fs__change_t *c;
+
+  while (it->next >= it->block->nelts)
+    {
+      if (it->done)
+        {
+          *change = NULL;
+          return SVN_NO_ERROR;
+        }
+      it->block_start += it->block->nelts;
+      svn_pool_clear(it->block_pool);
+      SVN_ERR(svn_fs_fs__rev_changes_block(&it->block, &it->done, it->fs,
+                                           it->rev, it->block_start,
+                                           CHANGES_BLOCK, it->block_pool,
+                                           it->block_pool));
+      it->next = 0;
+      if (it->block->nelts == 0)
+        it->done = TRUE;
+    }
+  c = APR_ARRAY_IDX(it->block, it->next++, const svn_fs_fs__change_t *);
+  it->change->path = c->path;
+  it->change->change_kind = c->change_kind;
+  it->change->node_kind = c->node_kind;
+  it->change->text_mod = c->text_mod;
+  it->change->prop_mod = c->prop_mod;
+  it->change->mergeinfo_mod = c->mergeinfo_mod;
+  it->change->copyfrom_known = c->copyfrom_known;
+  it->change->copyfrom_rev = c->copyfrom_rev;
+  it->change->copyfrom_path = c->copyfrom_path;
+  *change = it->change;
+  return SVN_NO_ERROR;
+}
+
+static const changes_iterator_vtable_t changes_iter_vtable = {
+  changes_iter_get
+};
+
+static svn_error_t *
+root_report_changes(svn_fs_path_change_iterator_t **iterator,
+                    svn_fs_root_t *root, apr_pool_t *result_pool,
+                    apr_pool_t *scratch_pool)
+{
+  changes_iter_t *it = apr_pcalloc(result_pool, sizeof(*it));
+  svn_fs_path_change_iterator_t *result = apr_pcalloc(result_pool,
+                                                      sizeof(*result));
+
+  it->fs = root->fs;
+  it->rev = root->rev;
+  it->block_pool = svn_pool_create(result_pool);
+  it->change = svn_fs__path_change_create_internal2(
+                 svn_fs_path_change_modify, result_pool);
+  SVN_ERR(svn_fs_fs__rev_changes_block(&it->block, &it->done, it->fs,
+                                       it->rev, 0, CHANGES_BLOCK,
+                                       it->block_pool, scratch_pool));
+  result->fsap_data = it;
+  result->vtable = &changes_iter_vtable;
+  *iterator = result;
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Write side: revision roots are immutable                            */
+
+static svn_error_t *
+root_make_dir(svn_fs_root_t *root, const char *path, apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("make_dir");
+}
+
+static svn_error_t *
+root_delete_node(svn_fs_root_t *root, const char *path, apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("delete_node");
+}
+
+static svn_error_t *
+root_copy(svn_fs_root_t *from_root, const char *from_path,
+          svn_fs_root_t *to_root, const char *to_path, apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("copy");
+}
+
+static svn_error_t *
+root_revision_link(svn_fs_root_t *from_root, svn_fs_root_t *to_root,
+                   const char *path, apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("revision_link");
+}
+
+static svn_error_t *
+root_change_node_prop(svn_fs_root_t *root, const char *path,
+                      const char *name, const svn_string_t *value,
+                      apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("change_node_prop");
+}
+
+static svn_error_t *
+root_make_file(svn_fs_root_t *root, const char *path, apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("make_file");
+}
+
+static svn_error_t *
+root_apply_textdelta(svn_txdelta_window_handler_t *contents_p,
+                     void **contents_baton_p, svn_fs_root_t *root,
+                     const char *path, svn_checksum_t *base_checksum,
+                     svn_checksum_t *result_checksum, apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("apply_textdelta");
+}
+
+static svn_error_t *
+root_apply_text(svn_stream_t **contents_p, svn_fs_root_t *root,
+                const char *path, svn_checksum_t *result_checksum,
+                apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("apply_text");
+}
+
+static svn_error_t *
+root_merge(const char **conflict_p, svn_fs_root_t *source_root,
+           const char *source_path, svn_fs_root_t *target_root,
+           const char *target_path, svn_fs_root_t *ancestor_root,
+           const char *ancestor_path, apr_pool_t *pool)
+{
+  return svn_fs_fs__unsupported("merge");
+}
+
+/* ------------------------------------------------------------------ */
+/* Roots                                                               */
+
+static const root_vtable_t revision_root_vtable = {
+  root_paths_changed,
+  root_report_changes,
+  root_check_path,
+  svn_fs_fs__node_history,
+  root_node_id,
+  root_node_relation,
+  root_node_created_rev,
+  root_node_origin_rev,
+  root_node_created_path,
+  root_delete_node,
+  root_copy,
+  root_revision_link,
+  root_copied_from,
+  svn_fs_fs__closest_copy,
+  root_node_prop,
+  root_node_proplist,
+  root_node_has_props,
+  root_change_node_prop,
+  root_props_changed,
+  root_dir_entries,
+  root_dir_optimal_order,
+  root_make_dir,
+  root_file_length,
+  root_file_checksum,
+  root_file_contents,
+  root_try_process_file_contents,
+  root_make_file,
+  root_apply_textdelta,
+  root_apply_text,
+  root_contents_changed,
+  root_get_file_delta_stream,
+  root_merge,
+  svn_fs_fs__get_mergeinfo
+};
+
+svn_boolean_t
+svn_fs_fs__is_revision_root(svn_fs_root_t *root)
+{
+  return root->vtable == &revision_root_vtable;
+}
 
 svn_error_t *
 svn_fs_fs__revision_root(svn_fs_root_t **root_p, svn_fs_t *fs,
                          svn_revnum_t rev, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__revision_root");
-}
+  apr_pool_t *root_pool;
+  svn_fs_root_t *root;
+  svn_fs_fs__root_data_t *rd;
+  const svn_fs_fs__id_t *root_id;
+  svn_fs_fs__noderev_t *noderev;
 
-svn_error_t *
-svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
-{
-  return svn_fs_fs__unsupported("svn_fs_fs__verify_root");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, pool));
+  root_pool = svn_pool_create(pool);
+  SVN_ERR(svn_fs_fs__rev_root_id(&root_id, fs, rev, root_pool, root_pool));
+  SVN_ERR(svn_fs_fs__get_noderev(&noderev, fs, root_id, root_pool,
+                                 root_pool));
+  if (noderev->kind != svn_node_dir)
+    return svn_fs_fs__corrupt("TREE-1", apr_psprintf(pool, "r%ld", rev),
+                              "Root node is not a directory");
+
+  rd = apr_pcalloc(root_pool, sizeof(*rd));
+  rd->fs = fs;
+  rd->rev = rev;
+  rd->root_noderev = noderev;
+  rd->nodes_pool[0] = svn_pool_create(root_pool);
+  rd->nodes_pool[1] = svn_pool_create(root_pool);
+  rd->nodes[0] = apr_hash_make(rd->nodes_pool[0]);
+  rd->nodes[1] = apr_hash_make(rd->nodes_pool[1]);
+
+  root = apr_pcalloc(root_pool, sizeof(*root));
+  root->pool = root_pool;
+  root->fs = fs;
+  root->is_txn_root = FALSE;
+  root->rev = rev;
+  root->vtable = &revision_root_vtable;
+  root->fsap_data = rd;
+  *root_p = root;
+  return SVN_NO_ERROR;
 }

@@ -1,0 +1,203 @@
+/* lookup.c --- path lookup in revision roots (semantics layer).
+ *
+ * Owns: turning "/a/b/c" into the node-rev reached by following directory
+ * entries from the root node-rev of a revision, the per-root lookup cache
+ * and the exact errors the stock module reports for missing paths.
+ * The directory and node-rev reads themselves are the nodes layer's
+ * (node.h).  Rules: doc/format/tree.md (TREE-2).
+ */
+#include <string.h>
+#include <apr_strings.h>
+
+#include "svn_pools.h"
+/* svn_fs_util.h's error macros expect gettext's _(); our messages are
+   not translated. */
+#ifndef _
+#define _(text) (text)
+#endif
+#include "private/svn_fs_util.h"
+
+#include "corrupt.h"
+#include "lookup.h"
+#include "node.h"
+
+/* Entries per cache generation (see svn_fs_fs__root_data_t). */
+#define TREE_CACHE_GENERATION 4096
+
+/* Start a fresh generation when the current one is full. */
+static void
+cache_rotate(svn_fs_fs__root_data_t *rd)
+{
+  if (apr_hash_count(rd->nodes[0]) < TREE_CACHE_GENERATION)
+    return;
+  svn_pool_destroy(rd->nodes_pool[1]);
+  rd->nodes_pool[1] = rd->nodes_pool[0];
+  rd->nodes[1] = rd->nodes[0];
+  rd->nodes_pool[0] = svn_pool_create(apr_pool_parent_get(rd->nodes_pool[1]));
+  rd->nodes[0] = apr_hash_make(rd->nodes_pool[0]);
+}
+
+/* The cached node-rev of canonical PATH, or NULL. */
+static const svn_fs_fs__noderev_t *
+cache_get(svn_fs_fs__root_data_t *rd, const char *path)
+{
+  const svn_fs_fs__noderev_t *noderev = apr_hash_get(rd->nodes[0], path,
+                                                     APR_HASH_KEY_STRING);
+  if (!noderev)
+    noderev = apr_hash_get(rd->nodes[1], path, APR_HASH_KEY_STRING);
+  return noderev;
+}
+
+/* Read the node-rev of directory entry NAME of PARENT (at canonical
+   PARENT_PATH) into ROOT's cache as CHILD_PATH.  *NODEREV is NULL if
+   the entry does not exist. */
+static svn_error_t *
+read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
+           const svn_fs_fs__noderev_t *parent, const char *child_path,
+           const char *name, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  svn_fs_dirent_t *dirent;
+  svn_fs_fs__noderev_t *child;
+  apr_pool_t *pool;
+
+  SVN_ERR(svn_fs_fs__dir_entry(&dirent, rd->fs, parent, name,
+                               scratch_pool, scratch_pool));
+  if (!dirent)
+    {
+      *noderev = NULL;
+      return SVN_NO_ERROR;
+    }
+  cache_rotate(rd);
+  pool = rd->nodes_pool[0];
+  SVN_ERR(svn_fs_fs__get_noderev(&child, rd->fs,
+                                 (const svn_fs_fs__id_t *)dirent->id,
+                                 pool, scratch_pool));
+  if (child->kind != svn_node_file && child->kind != svn_node_dir)
+    return svn_fs_fs__corrupt("TREE-2", child_path,
+                              "Node of unknown kind %d", (int)child->kind);
+  apr_hash_set(rd->nodes[0], apr_pstrdup(pool, child_path),
+               APR_HASH_KEY_STRING, child);
+  *noderev = child;
+  return SVN_NO_ERROR;
+}
+
+/* The error stock reports when a path component FILE_PATH is a file. */
+static svn_error_t *
+not_a_directory(svn_fs_root_t *root, const char *file_path)
+{
+  return svn_error_createf(SVN_ERR_FS_NOT_DIRECTORY,
+                           SVN_FS__ERR_NOT_DIRECTORY(root->fs, file_path),
+                           "Failure opening '%s' in revision %ld",
+                           file_path, root->rev);
+}
+
+/* Walk canonical PATH in ROOT.  If CHAIN_POOL is not NULL, build the
+   step chain there and return it in *LEAF; always return the node-rev in
+   *NODEREV.  With TOLERANT, a missing node gives *NODEREV = NULL. */
+static svn_error_t *
+walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
+     svn_fs_root_t *root, const char *path, svn_boolean_t tolerant,
+     apr_pool_t *chain_pool, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  const svn_fs_fs__noderev_t *node = rd->root_noderev;
+  svn_fs_fs__path_step_t *step = NULL;
+  const char *rest = path + 1;
+  apr_size_t done = 0;
+
+  if (chain_pool)
+    {
+      step = apr_pcalloc(chain_pool, sizeof(*step));
+      step->path = "/";
+      step->name = "";
+      step->noderev = node;
+    }
+  while (*rest)
+    {
+      const char *slash = strchr(rest, '/');
+      apr_size_t len = slash ? (apr_size_t)(slash - rest) : strlen(rest);
+      const char *prefix = apr_pstrmemdup(scratch_pool, path,
+                                          done + 1 + len);
+      const char *name = apr_pstrmemdup(scratch_pool, rest, len);
+      const svn_fs_fs__noderev_t *child = cache_get(rd, prefix);
+
+      if (!child)
+        {
+          if (node->kind != svn_node_dir)
+            {
+              *noderev = NULL;
+              return tolerant ? SVN_NO_ERROR : not_a_directory(
+                       root, done ? apr_pstrmemdup(scratch_pool, path, done)
+                                  : "/");
+            }
+          SVN_ERR(read_child(&child, root, node, prefix, name,
+                             scratch_pool));
+          if (!child)
+            {
+              *noderev = NULL;
+              return tolerant ? SVN_NO_ERROR : SVN_FS__NOT_FOUND(root, path);
+            }
+        }
+      node = child;
+      if (chain_pool)
+        {
+          svn_fs_fs__path_step_t *next = apr_pcalloc(chain_pool,
+                                                     sizeof(*next));
+          next->path = apr_pstrdup(chain_pool, prefix);
+          next->name = apr_pstrdup(chain_pool, name);
+          next->noderev = node;
+          next->parent = step;
+          step = next;
+        }
+      done += 1 + len;
+      rest = slash ? slash + 1 : rest + len;
+    }
+  *noderev = node;
+  if (leaf)
+    *leaf = step;
+  return SVN_NO_ERROR;
+}
+
+/* Fast path: the whole canonical PATH is cached. */
+static svn_error_t *
+lookup(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
+       const char *path, svn_boolean_t tolerant, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
+
+  *noderev = cache_get(rd, canon);
+  if (*noderev)
+    return SVN_NO_ERROR;
+  return svn_error_trace(walk(noderev, NULL, root, canon, tolerant, NULL,
+                              scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__root_lookup(const svn_fs_fs__noderev_t **noderev,
+                       svn_fs_root_t *root, const char *path,
+                       apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(lookup(noderev, root, path, FALSE, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__root_lookup_maybe(const svn_fs_fs__noderev_t **noderev,
+                             svn_fs_root_t *root, const char *path,
+                             apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(lookup(noderev, root, path, TRUE, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__root_walk(svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root,
+                     const char *path, apr_pool_t *result_pool,
+                     apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__noderev_t *noderev;
+  const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
+
+  return svn_error_trace(walk(&noderev, leaf, root, canon, FALSE,
+                              result_pool, scratch_pool));
+}

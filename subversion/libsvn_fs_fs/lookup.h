@@ -1,0 +1,79 @@
+/* lookup.h --- revision roots' private data and path lookup (semantics
+ * layer, internal to tree.c, history.c, mergeinfo.c, tree_verify.c).
+ *
+ * A revision root remembers its filesystem, revision and root node-rev
+ * and keeps a small per-root map from canonical path to node-rev, so that
+ * the many queries a client makes about the same paths (check_path, then
+ * node_id, then proplist, ...) walk the directory tree only once.
+ * Rules cited here are in doc/format/tree.md.  Owner: the tree layer.
+ */
+#ifndef FSFS7_LOOKUP_H
+#define FSFS7_LOOKUP_H
+
+#include "fsfs7.h"
+
+/* svn_fs_root_t->fsap_data of our revision roots. */
+typedef struct svn_fs_fs__root_data_t
+{
+  svn_fs_t *fs;
+  svn_revnum_t rev;
+
+  /* Root directory node-rev of REV, allocated in the root's pool. */
+  const svn_fs_fs__noderev_t *root_noderev;
+
+  /* Path -> svn_fs_fs__noderev_t * lookup cache in two generations:
+     NODES[0] is filled until it holds TREE_CACHE_GENERATION entries, then
+     it becomes NODES[1] and the previous NODES[1] (with its pool) is
+     dropped.  Node-revs handed out therefore stay valid for at least one
+     full generation of later lookups, which is far more than any single
+     vtable call makes. */
+  apr_hash_t *nodes[2];
+  apr_pool_t *nodes_pool[2];
+} svn_fs_fs__root_data_t;
+
+/* One node on a looked-up path.  The chain runs from the node up to the
+   root (PARENT is NULL for the root). */
+typedef struct svn_fs_fs__path_step_t
+{
+  /* Canonical absolute path of the node and its entry name ("" for /). */
+  const char *path;
+  const char *name;
+  const svn_fs_fs__noderev_t *noderev;
+  struct svn_fs_fs__path_step_t *parent;
+} svn_fs_fs__path_step_t;
+
+/* Our private data of ROOT. */
+#define SVN_FS_FS__ROOT_DATA(root) \
+  ((svn_fs_fs__root_data_t *)(root)->fsap_data)
+
+/* The node-rev at PATH (any form svn_fs__canonicalize_abspath accepts)
+   in ROOT.  Errors are those of the stock module: SVN_ERR_FS_NOT_FOUND
+   naming the canonical path when an entry is missing, and
+   SVN_ERR_FS_NOT_DIRECTORY ("Failure opening ...") when a path component
+   is a file.  *NODEREV is owned by ROOT's lookup cache (see above); copy
+   what must outlive the current call.  Temporary data in SCRATCH_POOL. */
+svn_error_t *
+svn_fs_fs__root_lookup(const svn_fs_fs__noderev_t **noderev,
+                       svn_fs_root_t *root, const char *path,
+                       apr_pool_t *scratch_pool);
+
+/* Like svn_fs_fs__root_lookup but return the whole chain from PATH's node
+   up to the root; the step structs live in RESULT_POOL, the node-revs
+   are cache-owned as above. */
+svn_error_t *
+svn_fs_fs__root_walk(svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root,
+                     const char *path, apr_pool_t *result_pool,
+                     apr_pool_t *scratch_pool);
+
+/* Like svn_fs_fs__root_lookup, but a missing node (either error above)
+   yields *NODEREV = NULL instead of an error. */
+svn_error_t *
+svn_fs_fs__root_lookup_maybe(const svn_fs_fs__noderev_t **noderev,
+                             svn_fs_root_t *root, const char *path,
+                             apr_pool_t *scratch_pool);
+
+/* TRUE if ROOT is one of our revision roots (not a transaction root). */
+svn_boolean_t
+svn_fs_fs__is_revision_root(svn_fs_root_t *root);
+
+#endif

@@ -1,0 +1,148 @@
+/* tree_verify.c --- consistency checks of a revision's tree (semantics
+ * layer; fs vtable verify_root via svn_fs_fs__verify_root).
+ *
+ * Owns: the invariants that tie node-revs of one revision together
+ * (doc/format/tree.md TREE-1, TREE-3, TREE-6, TREE-7).  Only node-revs
+ * created in the revision being verified are examined in depth; older
+ * ones were checked when their own revision was verified, which keeps
+ * verifying a whole repository linear in its size.
+ */
+#include <apr_strings.h>
+
+#include "svn_pools.h"
+#include "private/svn_fspath.h"
+
+#include "corrupt.h"
+#include "id.h"
+#include "lookup.h"
+#include "node.h"
+#include "tree.h"
+
+/* TREE-3: a node-rev's predecessor count is its predecessor's plus one
+   (zero without predecessor). */
+static svn_error_t *
+verify_predecessor(svn_fs_t *fs, const svn_fs_fs__noderev_t *noderev,
+                   const char *path, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__noderev_t *pred;
+
+  if (!noderev->predecessor_id)
+    {
+      if (noderev->predecessor_count != 0)
+        return svn_fs_fs__corrupt("TREE-3", path,
+                                  "Predecessor count %d without predecessor",
+                                  noderev->predecessor_count);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, noderev->predecessor_id,
+                                 scratch_pool, scratch_pool));
+  if (pred->predecessor_count + 1 != noderev->predecessor_count)
+    return svn_fs_fs__corrupt("TREE-3", path,
+                              "Predecessor count %d, but the predecessor's "
+                              "is %d", noderev->predecessor_count,
+                              pred->predecessor_count);
+  if (pred->kind != noderev->kind)
+    return svn_fs_fs__corrupt("TREE-3", path,
+                              "Node kind differs from its predecessor's");
+  return SVN_NO_ERROR;
+}
+
+/* Check directory DIR at PATH (created in REV) and, recursively, its
+   entries created in REV: entry kinds (TREE-7), predecessor counts
+   (TREE-3) and DIR's mergeinfo count against its entries' (TREE-6). */
+static svn_error_t *
+verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
+           const char *path, apr_pool_t *scratch_pool)
+{
+  apr_array_header_t *entries;
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  apr_int64_t count = dir->has_mergeinfo ? 1 : 0;
+  int i;
+
+  SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
+                                 scratch_pool));
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_dirent_t *dirent = APR_ARRAY_IDX(entries, i,
+                                                    svn_fs_dirent_t *);
+      const svn_fs_fs__id_t *kid_id = SVN_FS_FS__ID(dirent->id);
+      const char *kid_path;
+      svn_fs_fs__noderev_t *kid;
+
+      svn_pool_clear(iterpool);
+      kid_path = svn_fspath__join(path, dirent->name, iterpool);
+      SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, kid_id, iterpool, iterpool));
+      if (kid->kind != dirent->kind)
+        return svn_fs_fs__corrupt("TREE-7", kid_path,
+                                  "Directory entry kind %d but node kind %d",
+                                  (int)dirent->kind, (int)kid->kind);
+      if (kid->mergeinfo_count < 0)
+        return svn_fs_fs__corrupt("TREE-6", kid_path,
+                                  "Negative mergeinfo count");
+      count += kid->mergeinfo_count;
+      if (svn_fs_fs__id_rev(kid_id) != rev)
+        continue;
+      if (kid->kind == svn_node_file
+          && kid->mergeinfo_count != (kid->has_mergeinfo ? 1 : 0))
+        return svn_fs_fs__corrupt("TREE-6", kid_path,
+                                  "File has mergeinfo count %" APR_INT64_T_FMT,
+                                  kid->mergeinfo_count);
+      SVN_ERR(verify_predecessor(fs, kid, kid_path, iterpool));
+      if (kid->kind == svn_node_dir)
+        SVN_ERR(verify_dir(fs, rev, kid, kid_path, iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  if (count != dir->mergeinfo_count)
+    return svn_fs_fs__corrupt("TREE-6", path,
+                              "Mergeinfo count %" APR_INT64_T_FMT " but the "
+                              "subtree holds %" APR_INT64_T_FMT,
+                              dir->mergeinfo_count, count);
+  return SVN_NO_ERROR;
+}
+
+/* TREE-1: the root of revision N has N predecessors, the previous one
+   being the root of N-1. */
+static svn_error_t *
+verify_root_chain(svn_fs_t *fs, svn_revnum_t rev,
+                  const svn_fs_fs__noderev_t *root_node,
+                  apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__id_t *prev_root_id;
+  const char *where = apr_psprintf(scratch_pool, "r%ld /", rev);
+
+  if (root_node->predecessor_count != rev)
+    return svn_fs_fs__corrupt("TREE-1", where,
+                              "Root has predecessor count %d",
+                              root_node->predecessor_count);
+  if (rev == 0)
+    return root_node->predecessor_id
+           ? svn_fs_fs__corrupt("TREE-1", where, "Root of r0 has a "
+                                "predecessor")
+           : SVN_NO_ERROR;
+  if (!root_node->predecessor_id)
+    return svn_fs_fs__corrupt("TREE-1", where, "Root has no predecessor");
+  SVN_ERR(svn_fs_fs__rev_root_id(&prev_root_id, fs, rev - 1, scratch_pool,
+                                 scratch_pool));
+  if (!svn_fs_fs__id_eq(prev_root_id, root_node->predecessor_id))
+    return svn_fs_fs__corrupt("TREE-1", where,
+                              "Root's predecessor is not the root of r%ld",
+                              rev - 1);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
+{
+  const svn_fs_fs__root_data_t *rd;
+  apr_pool_t *scratch_pool;
+
+  if (!svn_fs_fs__is_revision_root(root))
+    return SVN_NO_ERROR;
+  rd = SVN_FS_FS__ROOT_DATA(root);
+  scratch_pool = svn_pool_create(pool);
+  SVN_ERR(verify_root_chain(rd->fs, rd->rev, rd->root_noderev,
+                            scratch_pool));
+  SVN_ERR(verify_dir(rd->fs, rd->rev, rd->root_noderev, "/", scratch_pool));
+  svn_pool_destroy(scratch_pool);
+  return SVN_NO_ERROR;
+}
