@@ -1,21 +1,456 @@
-/* revfile.c --- placeholder: every function fails with SVN_ERR_UNSUPPORTED_FEATURE
-   until its layer implements it. */
+/* revfile.c --- opening and reading revision and pack files (revfile.h).
+ *
+ * The only code that opens files under db/revs/ for reading.  Reads are
+ * the hot path of every operation (a dump reads every item of every
+ * revision), so opening must be cheap when repeated:
+ *
+ *   svn_fs_fs__revfile_open(fs, rev)
+ *     -> file_set_t (ffd->open_files, lives in a subpool of fs->pool)
+ *          a few shared_file_t slots, keyed by (first revision, packed)
+ *          each: OS handle, size, footer once parsed, manifest once
+ *                parsed, and one aligned read block
+ *     -> handle_t in the caller's RESULT_POOL referencing a slot
+ *   svn_fs_fs__revfile_read(handle, offset, len)
+ *     -> served from the slot's block (pread of block_size bytes when
+ *        the block does not hold the range)
+ *
+ * Lifetimes: a shared slot is only closed when no handle references it
+ * (REFCOUNT); handles drop their reference on svn_fs_fs__revfile_close()
+ * or when their pool is cleared.  If the fs pool goes first, its cleanup
+ * detaches the remaining handles so that their later cleanups do nothing.
+ * Nothing the caller receives lives in a pool the caller may clear except
+ * the handle itself.
+ *
+ * The block is the unit a future block-read (parse every item of a block
+ * by the P2L index and cache them all) will build on.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <apr_strings.h>
+#include <apr_portable.h>
+
+#include "svn_pools.h"
+
 #include "corrupt.h"
+#include "footer.h"
+#include "paths.h"
 #include "revfile.h"
+
+/* Open files kept per svn_fs_t. */
+#define FILE_SET_SLOTS 8
+
+/* Read block bounds when fsfs.conf's block-size is unset or odd. */
+#define DEFAULT_BLOCK_SIZE (64 * 1024)
+#define MAX_BLOCK_SIZE (4 * 1024 * 1024)
+
+typedef struct handle_t handle_t;
+typedef struct file_set_t file_set_t;
+
+typedef struct shared_file_t
+{
+  file_set_t *set;
+  apr_pool_t *pool;               /* owns everything below             */
+  svn_revnum_t start_revision;
+  svn_boolean_t is_packed;
+  apr_file_t *file;
+  int fd;
+  apr_off_t file_size;
+  int refcount;                   /* live handles                      */
+  svn_boolean_t in_set;           /* FALSE: overflow file, dies at 0   */
+  apr_uint64_t last_use;
+
+  svn_boolean_t footer_read;
+  svn_fs_fs__footer_t footer;
+  svn_checksum_t *l2p_checksum;
+  svn_checksum_t *p2l_checksum;
+
+  /* Per-file values derived from its (immutable) bytes, kept here by
+     the index layer (svn_fs_fs__revfile_memo). */
+  void *memo[SVN_FS_FS__REVFILE_MEMO_SLOTS];
+
+  unsigned char *block;
+  apr_size_t block_size;
+  apr_off_t block_start;
+  apr_size_t block_len;           /* valid bytes in BLOCK              */
+} shared_file_t;
+
+struct file_set_t
+{
+  apr_pool_t *pool;
+  shared_file_t *slots[FILE_SET_SLOTS];
+  apr_uint64_t clock;
+  handle_t *handles;              /* live handles, for detaching       */
+};
+
+struct handle_t
+{
+  svn_fs_fs__revfile_t public;
+  shared_file_t *shared;          /* NULL once closed                  */
+  handle_t *prev, *next;
+};
+
+
+/* ------------------------------------------------------------------ */
+/* Shared slots                                                        */
+
+static void
+shared_release(shared_file_t *shared)
+{
+  if (--shared->refcount == 0 && !shared->in_set)
+    svn_pool_destroy(shared->pool);
+}
+
+/* Pool cleanup of a handle: drop its reference. */
+static apr_status_t
+handle_cleanup(void *baton)
+{
+  handle_t *h = baton;
+
+  if (h->shared)
+    {
+      file_set_t *set = h->shared->set;
+
+      if (h->prev)
+        h->prev->next = h->next;
+      else
+        set->handles = h->next;
+      if (h->next)
+        h->next->prev = h->prev;
+      shared_release(h->shared);
+      h->shared = NULL;
+      h->public.file = NULL;
+    }
+  return APR_SUCCESS;
+}
+
+/* Cleanup of the set pool (the fs is going away): handles in pools that
+   outlive it must not touch it later. */
+static apr_status_t
+file_set_cleanup(void *baton)
+{
+  file_set_t *set = baton;
+  handle_t *h;
+
+  for (h = set->handles; h; h = h->next)
+    {
+      apr_pool_cleanup_kill(h->public.pool, h, handle_cleanup);
+      h->shared = NULL;
+      h->public.file = NULL;
+    }
+  set->handles = NULL;
+  return APR_SUCCESS;
+}
+
+static file_set_t *
+get_file_set(svn_fs_t *fs)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  if (ffd->open_files == NULL)
+    {
+      apr_pool_t *pool = svn_pool_create(fs->pool);
+      file_set_t *set = apr_pcalloc(pool, sizeof(*set));
+
+      set->pool = pool;
+      apr_pool_cleanup_register(pool, set, file_set_cleanup,
+                                apr_pool_cleanup_null);
+      ffd->open_files = set;
+    }
+  return ffd->open_files;
+}
+
+static apr_size_t
+block_size_of(svn_fs_t *fs)
+{
+  apr_int64_t size = SVN_FS_FS__DATA(fs)->block_size;
+
+  if (size < 4096 || size > MAX_BLOCK_SIZE)
+    return DEFAULT_BLOCK_SIZE;
+  return (apr_size_t)size;
+}
+
+/* Open PATH into a new shared slot allocated in a subpool of SET.  An
+   APR error (ENOENT in particular) is returned unwrapped so that the
+   caller can tell a missing file from a broken one. */
+static apr_status_t
+shared_open(shared_file_t **result, file_set_t *set, const char *path,
+            apr_size_t block_size)
+{
+  apr_pool_t *pool = svn_pool_create(set->pool);
+  shared_file_t *shared = apr_pcalloc(pool, sizeof(*shared));
+  apr_finfo_t finfo;
+  apr_os_file_t fd;
+  apr_status_t status;
+
+  status = apr_file_open(&shared->file, path, APR_READ, APR_OS_DEFAULT, pool);
+  if (!status)
+    status = apr_file_info_get(&finfo, APR_FINFO_SIZE, shared->file);
+  if (!status)
+    status = apr_os_file_get(&fd, shared->file);
+  if (status)
+    {
+      svn_pool_destroy(pool);
+      return status;
+    }
+  shared->set = set;
+  shared->pool = pool;
+  shared->fd = fd;
+  shared->file_size = finfo.size;
+  shared->block_size = block_size;
+  shared->block = apr_palloc(pool, block_size);
+  shared->block_start = -1;
+  *result = shared;
+  return APR_SUCCESS;
+}
+
+/* The slot for (START, PACKED) in SET, or NULL. */
+static shared_file_t *
+find_slot(file_set_t *set, svn_revnum_t start, svn_boolean_t packed)
+{
+  int k;
+
+  for (k = 0; k < FILE_SET_SLOTS; k++)
+    if (set->slots[k] && set->slots[k]->start_revision == start
+        && set->slots[k]->is_packed == packed)
+      return set->slots[k];
+  return NULL;
+}
+
+/* Put SHARED into a free or least recently used idle slot of SET; if
+   every slot is busy it stays outside the set (closed when released). */
+static void
+insert_slot(file_set_t *set, shared_file_t *shared)
+{
+  int k, victim = -1;
+
+  for (k = 0; k < FILE_SET_SLOTS; k++)
+    {
+      shared_file_t *s = set->slots[k];
+      if (s == NULL)
+        {
+          victim = k;
+          break;
+        }
+      if (s->refcount == 0
+          && (victim < 0 || s->last_use < set->slots[victim]->last_use))
+        victim = k;
+    }
+  if (victim < 0)
+    return;
+  if (set->slots[victim])
+    svn_pool_destroy(set->slots[victim]->pool);
+  set->slots[victim] = shared;
+  shared->in_set = TRUE;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Opening                                                             */
+
+/* Get a referenced slot for the file holding REV of FS, assuming it is
+   packed iff PACKED.  Returns the APR status of the open on failure. */
+static apr_status_t
+acquire(shared_file_t **result, svn_fs_t *fs, svn_revnum_t rev,
+        svn_boolean_t packed, apr_pool_t *scratch_pool)
+{
+  file_set_t *set = get_file_set(fs);
+  svn_revnum_t start = packed ? svn_fs_fs__shard_start(fs, rev) : rev;
+  shared_file_t *shared = find_slot(set, start, packed);
+
+  if (shared == NULL)
+    {
+      const char *path = packed
+                       ? svn_fs_fs__path_rev_packed(fs, rev, "pack",
+                                                    scratch_pool)
+                       : svn_fs_fs__path_rev(fs, rev, scratch_pool);
+      apr_status_t status = shared_open(&shared, set, path,
+                                        block_size_of(fs));
+      if (status)
+        return status;
+      shared->start_revision = start;
+      shared->is_packed = packed;
+      insert_slot(set, shared);
+    }
+  shared->refcount++;
+  shared->last_use = ++set->clock;
+  *result = shared;
+  return APR_SUCCESS;
+}
+
+static svn_boolean_t
+is_packed(svn_fs_t *fs, svn_revnum_t rev)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  return ffd->max_files_per_dir > 0 && rev < ffd->min_unpacked_rev;
+}
+
+/* Wrap SHARED into a new handle in RESULT_POOL. */
+static svn_fs_fs__revfile_t *
+make_handle(svn_fs_t *fs, shared_file_t *shared, apr_pool_t *result_pool)
+{
+  handle_t *h = apr_pcalloc(result_pool, sizeof(*h));
+  file_set_t *set = shared->set;
+
+  h->shared = shared;
+  h->public.fs = fs;
+  h->public.start_revision = shared->start_revision;
+  h->public.is_packed = shared->is_packed;
+  h->public.file = shared->file;
+  h->public.file_size = shared->file_size;
+  h->public.pool = result_pool;
+  h->public.priv = h;
+  if (shared->footer_read)
+    {
+      h->public.footer_read = TRUE;
+      h->public.l2p_offset = shared->footer.l2p_offset;
+      h->public.p2l_offset = shared->footer.p2l_offset;
+      h->public.footer_offset = shared->footer.footer_offset;
+      h->public.l2p_checksum = shared->l2p_checksum;
+      h->public.p2l_checksum = shared->p2l_checksum;
+    }
+  h->next = set->handles;
+  if (set->handles)
+    set->handles->prev = h;
+  set->handles = h;
+  apr_pool_cleanup_register(result_pool, h, handle_cleanup,
+                            apr_pool_cleanup_null);
+  return &h->public;
+}
 
 svn_error_t *
 svn_fs_fs__revfile_open(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
                         svn_revnum_t rev, apr_pool_t *result_pool,
                         apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__revfile_open");
+  shared_file_t *shared;
+  apr_status_t status;
+
+  if (!SVN_IS_VALID_REVNUM(rev))
+    return svn_error_createf(SVN_ERR_FS_NO_SUCH_REVISION, NULL,
+                             "No such revision %ld", rev);
+  status = acquire(&shared, fs, rev, is_packed(fs, rev), scratch_pool);
+  if (APR_STATUS_IS_ENOENT(status))
+    {
+      /* A concurrent pack may have moved the revision; look again. */
+      svn_error_t *err = svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool);
+      if (err)
+        return svn_error_createf(SVN_ERR_FS_NO_SUCH_REVISION, err,
+                                 "No such revision %ld", rev);
+      status = acquire(&shared, fs, rev, is_packed(fs, rev), scratch_pool);
+    }
+  if (APR_STATUS_IS_ENOENT(status))
+    return svn_error_createf(SVN_ERR_FS_NO_SUCH_REVISION, NULL,
+                             "No such revision %ld", rev);
+  if (status)
+    return svn_error_wrap_apr(status, "Can't open the file of revision "
+                                        "%ld in '%s'", rev, fs->path);
+  *file = make_handle(fs, shared, result_pool);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file)
+{
+  handle_t *h = file->priv;
+
+  if (h->shared)
+    {
+      apr_pool_cleanup_kill(file->pool, h, handle_cleanup);
+      handle_cleanup(h);
+    }
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+
+static shared_file_t *
+shared_of(svn_fs_fs__revfile_t *file)
+{
+  return ((handle_t *)file->priv)->shared;
+}
+
+/* pread LEN bytes at OFFSET into BUF; *GOT receives the count (short
+   only at EOF). */
+static svn_error_t *
+read_at(apr_size_t *got, shared_file_t *shared, void *buf, apr_size_t len,
+        apr_off_t offset)
+{
+  apr_size_t done = 0;
+
+  while (done < len)
+    {
+      ssize_t n = pread(shared->fd, (char *)buf + done, len - done,
+                        offset + (apr_off_t)done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return svn_error_wrap_apr(APR_FROM_OS_ERROR(errno),
+                                  "Can't read revision data");
+      if (n == 0)
+        break;
+      done += (apr_size_t)n;
+    }
+  *got = done;
+  return SVN_NO_ERROR;
+}
+
+/* Make SHARED's block hold the aligned block containing OFFSET. */
+static svn_error_t *
+load_block(shared_file_t *shared, apr_off_t offset)
+{
+  apr_off_t start = offset - offset % (apr_off_t)shared->block_size;
+
+  if (shared->block_start == start)
+    return SVN_NO_ERROR;
+  shared->block_start = -1;
+  SVN_ERR(read_at(&shared->block_len, shared, shared->block,
+                  shared->block_size, start));
+  shared->block_start = start;
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
 svn_fs_fs__revfile_read(void *buf, apr_size_t len,
                         svn_fs_fs__revfile_t *file, apr_off_t offset)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__revfile_read");
+  shared_file_t *shared = shared_of(file);
+  char *out = buf;
+
+  SVN_ERR_ASSERT(shared != NULL);
+  if (offset < 0 || offset > shared->file_size
+      || (apr_off_t)len > shared->file_size - offset)
+    return svn_fs_fs__corrupt(NULL, apr_psprintf(file->pool, "r%ld file",
+                                                 file->start_revision),
+             "Read of %lu bytes at offset %" APR_OFF_T_FMT " beyond the end "
+             "of the file (%" APR_OFF_T_FMT " bytes)", (unsigned long)len,
+             offset, shared->file_size);
+  if (len >= shared->block_size)
+    {
+      apr_size_t got;
+      SVN_ERR(read_at(&got, shared, buf, len, offset));
+      if (got != len)
+        return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
+      return SVN_NO_ERROR;
+    }
+  while (len > 0)
+    {
+      apr_size_t at, n;
+
+      SVN_ERR(load_block(shared, offset));
+      at = (apr_size_t)(offset - shared->block_start);
+      if (at >= shared->block_len)
+        return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
+      n = shared->block_len - at < len ? shared->block_len - at : len;
+      memcpy(out, shared->block + at, n);
+      out += n;
+      offset += n;
+      len -= n;
+    }
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -23,18 +458,80 @@ svn_fs_fs__revfile_read_some(const char **data, apr_size_t *len,
                              svn_fs_fs__revfile_t *file, apr_off_t offset,
                              apr_size_t max_len, apr_pool_t *result_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__revfile_read_some");
+  apr_off_t left = file->file_size - offset;
+  apr_size_t n = (offset < 0 || left < 0) ? 0
+               : (left < (apr_off_t)max_len ? (apr_size_t)left : max_len);
+  char *buf = apr_palloc(result_pool, n + 1);
+
+  if (offset < 0 || left < 0)
+    return svn_error_trace(svn_fs_fs__revfile_read(buf, 1, file, offset));
+  SVN_ERR(svn_fs_fs__revfile_read(buf, n, file, offset));
+  buf[n] = '\0';
+  *data = buf;
+  *len = n;
+  return SVN_NO_ERROR;
+}
+
+/* Copy SHARED's footer into the public fields of FILE. */
+static void
+publish_footer(svn_fs_fs__revfile_t *file, shared_file_t *shared)
+{
+  file->footer_read = TRUE;
+  file->l2p_offset = shared->footer.l2p_offset;
+  file->p2l_offset = shared->footer.p2l_offset;
+  file->footer_offset = shared->footer.footer_offset;
+  file->l2p_checksum = shared->l2p_checksum;
+  file->p2l_checksum = shared->p2l_checksum;
 }
 
 svn_error_t *
 svn_fs_fs__revfile_read_footer(svn_fs_fs__revfile_t *file,
                                apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__revfile_read_footer");
+  shared_file_t *shared = shared_of(file);
+  unsigned char tail[SVN_FS_FS__FOOTER_MAX_LEN];
+  apr_size_t len;
+
+  SVN_ERR_ASSERT(shared != NULL);
+  if (!shared->footer_read)
+    {
+      len = shared->file_size < SVN_FS_FS__FOOTER_MAX_LEN
+          ? (apr_size_t)shared->file_size : SVN_FS_FS__FOOTER_MAX_LEN;
+      SVN_ERR(svn_fs_fs__revfile_read(tail, len, file,
+                                      shared->file_size - (apr_off_t)len));
+      SVN_ERR(svn_fs_fs__footer_parse(&shared->footer, tail, len,
+                                      shared->file_size,
+                                      svn_fs_fs__revfile_describe(
+                                        file, scratch_pool)));
+      shared->l2p_checksum = svn_checksum_create(svn_checksum_md5,
+                                                 shared->pool);
+      memcpy((unsigned char *)shared->l2p_checksum->digest,
+             shared->footer.l2p_md5, APR_MD5_DIGESTSIZE);
+      shared->p2l_checksum = svn_checksum_create(svn_checksum_md5,
+                                                 shared->pool);
+      memcpy((unsigned char *)shared->p2l_checksum->digest,
+             shared->footer.p2l_md5, APR_MD5_DIGESTSIZE);
+      shared->footer_read = TRUE;
+    }
+  publish_footer(file, shared);
+  return SVN_NO_ERROR;
 }
 
-svn_error_t *
-svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file)
+const char *
+svn_fs_fs__revfile_describe(svn_fs_fs__revfile_t *file,
+                            apr_pool_t *result_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__revfile_close");
+  return file->is_packed
+         ? apr_psprintf(result_pool, "pack file of r%ld",
+                        file->start_revision)
+         : apr_psprintf(result_pool, "rev file r%ld", file->start_revision);
+}
+
+void **
+svn_fs_fs__revfile_memo(apr_pool_t **pool, svn_fs_fs__revfile_t *file)
+{
+  shared_file_t *shared = shared_of(file);
+
+  *pool = shared->pool;
+  return shared->memo;
 }

@@ -67,6 +67,20 @@ svn_error_t *
 svn_fs_fs__revfile_read_footer(svn_fs_fs__revfile_t *file,
                                apr_pool_t *scratch_pool);
 
+/* "rev file r<N>" / "pack file of r<N>", for error messages. */
+const char *
+svn_fs_fs__revfile_describe(svn_fs_fs__revfile_t *file,
+                            apr_pool_t *result_pool);
+
+/* Memo slots shared by all handles on the same open file: the index layer
+   keeps values derived from the file's immutable bytes there (pack
+   manifest, parsed index headers), so repeated lookups skip the parse
+   even with caches disabled.  *POOL receives the pool such values must
+   be allocated in; it lives as long as the underlying open file. */
+#define SVN_FS_FS__REVFILE_MEMO_SLOTS 6
+void **
+svn_fs_fs__revfile_memo(apr_pool_t **pool, svn_fs_fs__revfile_t *file);
+
 /* Close FILE (idempotent). */
 svn_error_t *
 svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file);

@@ -1,0 +1,763 @@
+/* index_codec.c --- parsing L2P and P2L index sections (index_codec.h).
+ *
+ * Implements doc/format/addressing.md, sections "Varints", "L2P index" and
+ * "P2L index".  Layout reminder (all numbers are varints, u = unsigned,
+ * s = zig-zag signed):
+ *
+ *   L2P:  "L2P-INDEX\n" u(first rev) u(page size) u(rev count)
+ *         u(page count) rev_count * u(pages of rev)
+ *         page_count * (u(page bytes) u(entries))  pages...
+ *         page := s(v0) s(v1-v0) ...   with v = offset+1, 0 = unused
+ *   P2L:  "P2L-INDEX\n" u(first rev) u(covered size) u(page size)
+ *         u(page count) page_count * u(page bytes)  pages...
+ *         page := u(first offset) { u(size) s(d compound) s(d rev) u(fnv) }*
+ *
+ * Everything here is bounds-checked against the caller's buffer: no input
+ * can make us read outside it, loop without end or allocate more than a
+ * small multiple of the input size.
+ */
+#include <string.h>
+#include <apr_strings.h>
+
+#include "private/svn_subr_private.h"
+
+#include "corrupt.h"
+#include "footer.h"
+#include "index_codec.h"
+
+#define L2P_MAGIC "L2P-INDEX\n"
+#define P2L_MAGIC "P2L-INDEX\n"
+#define MAGIC_LEN 10
+
+/* Offsets, sizes and revision numbers beyond this are rejected: it keeps
+   every sum we form far away from overflowing apr_off_t. */
+#define MAX_POSITION ((apr_uint64_t)1 << 56)
+
+/* ------------------------------------------------------------------ */
+/* Varints                                                             */
+
+svn_boolean_t
+svn_fs_fs__varint_decode(apr_uint64_t *value, const unsigned char **p,
+                         const unsigned char *end)
+{
+  const unsigned char *s = *p;
+  apr_uint64_t result = 0;
+  int shift;
+
+  /* VARINT-1: at most ten bytes; the tenth may only carry bit 63. */
+  for (shift = 0; s < end && shift < 70; shift += 7, s++)
+    {
+      apr_uint64_t bits = *s & 0x7f;
+      if (shift == 63 && (*s & 0xfe))
+        return FALSE;
+      result |= bits << shift;
+      if ((*s & 0x80) == 0)
+        {
+          *value = result;
+          *p = s + 1;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+svn_boolean_t
+svn_fs_fs__varint_decode_signed(apr_int64_t *value, const unsigned char **p,
+                                const unsigned char *end)
+{
+  apr_uint64_t raw;
+
+  if (!svn_fs_fs__varint_decode(&raw, p, end))
+    return FALSE;
+  /* VARINT-2: even numbers are non-negative, odd ones negative. */
+  *value = (raw & 1) ? -(apr_int64_t)(raw >> 1) - 1 : (apr_int64_t)(raw >> 1);
+  return TRUE;
+}
+
+apr_size_t
+svn_fs_fs__varint_encode(unsigned char *buf, apr_uint64_t value)
+{
+  apr_size_t n = 0;
+
+  while (value >= 0x80)
+    {
+      buf[n++] = (unsigned char)(value | 0x80);
+      value >>= 7;
+    }
+  buf[n++] = (unsigned char)value;
+  return n;
+}
+
+apr_size_t
+svn_fs_fs__varint_encode_signed(unsigned char *buf, apr_int64_t value)
+{
+  apr_uint64_t raw = value < 0 ? ((apr_uint64_t)(-(value + 1)) << 1) | 1
+                               : (apr_uint64_t)value << 1;
+  return svn_fs_fs__varint_encode(buf, raw);
+}
+
+
+/* ------------------------------------------------------------------ */
+/* A cursor over a byte range that distinguishes "the buffer ran out" from
+   "the section ran out".                                              */
+
+typedef struct cursor_t
+{
+  const unsigned char *p;
+  const unsigned char *end;      /* end of the bytes we have            */
+  svn_boolean_t section_ends;    /* END is also the end of the section  */
+  svn_boolean_t starved;         /* set when more bytes would help      */
+  apr_off_t base;                /* absolute offset of the first byte   */
+  apr_off_t section_end;         /* absolute end of the section         */
+  const unsigned char *start;
+  const char *where;
+  const char *rule;              /* rule cited for truncation           */
+} cursor_t;
+
+static apr_off_t
+cursor_pos(const cursor_t *c)
+{
+  return c->base + (c->p - c->start);
+}
+
+/* Read an unsigned varint; on failure set C->starved (if the buffer ended
+   early but the section did not) or return a corruption error. */
+static svn_error_t *
+read_u(apr_uint64_t *value, cursor_t *c)
+{
+  const unsigned char *before = c->p;
+
+  if (svn_fs_fs__varint_decode(value, &c->p, c->end))
+    return SVN_NO_ERROR;
+  if (!c->section_ends
+      && (c->end - before) < SVN_FS_FS__VARINT_MAX_LEN)
+    {
+      c->starved = TRUE;
+      *value = 0;
+      return SVN_NO_ERROR;
+    }
+  return svn_fs_fs__index_corrupt(
+           c->end - before >= SVN_FS_FS__VARINT_MAX_LEN ? "VARINT-1" : c->rule,
+           c->where, "Malformed or truncated number at offset %"
+           APR_OFF_T_FMT, c->base + (before - c->start));
+}
+
+static svn_error_t *
+read_s(apr_int64_t *value, cursor_t *c)
+{
+  apr_uint64_t raw;
+
+  SVN_ERR(read_u(&raw, c));
+  *value = (raw & 1) ? -(apr_int64_t)(raw >> 1) - 1 : (apr_int64_t)(raw >> 1);
+  return SVN_NO_ERROR;
+}
+
+/* Bytes of the section after the cursor, whether we hold them or not. */
+static apr_uint64_t
+section_left(const cursor_t *c)
+{
+  apr_off_t left = c->section_end - cursor_pos(c);
+  return left > 0 ? (apr_uint64_t)left : 0;
+}
+
+static void
+cursor_init(cursor_t *c, const unsigned char *data, apr_size_t len,
+            apr_off_t data_offset, apr_off_t section_end, const char *where,
+            const char *rule)
+{
+  c->p = c->start = data;
+  c->base = data_offset;
+  c->where = where;
+  c->rule = rule;
+  c->starved = FALSE;
+  c->section_end = section_end;
+  /* Never look beyond the section even if the caller gave us more. */
+  if (section_end - data_offset < (apr_off_t)len)
+    len = section_end > data_offset ? (apr_size_t)(section_end - data_offset)
+                                    : 0;
+  c->end = data + len;
+  c->section_ends = (data_offset + (apr_off_t)len >= section_end);
+}
+
+/* How many bytes to ask for when a header parse starved on LEN. */
+static apr_size_t
+grow(apr_size_t len)
+{
+  return len < 4096 ? 8192 : 2 * len;
+}
+
+static svn_error_t *
+check_magic(cursor_t *c, const char *magic, const char *rule)
+{
+  if (c->end - c->p < MAGIC_LEN || memcmp(c->p, magic, MAGIC_LEN) != 0)
+    return svn_fs_fs__index_corrupt(rule, c->where,
+                                    "Index section at offset %" APR_OFF_T_FMT
+                                    " does not start with '%.9s'",
+                                    c->base, magic);
+  c->p += MAGIC_LEN;
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* L2P                                                                 */
+
+/* Read the four numbers of the L2P header proper (L2P-2). */
+static svn_error_t *
+l2p_read_fixed(svn_fs_fs__l2p_header_t *h, cursor_t *c)
+{
+  apr_uint64_t first, size, revs, pages;
+
+  SVN_ERR(read_u(&first, c));
+  SVN_ERR(read_u(&size, c));
+  SVN_ERR(read_u(&revs, c));
+  SVN_ERR(read_u(&pages, c));
+  if (c->starved)
+    return SVN_NO_ERROR;
+  if (first >= MAX_POSITION || revs == 0 || revs >= MAX_POSITION
+      || size == 0 || size > APR_UINT32_MAX)
+    return svn_fs_fs__index_corrupt("L2P-2", c->where,
+             "Invalid L2P header: first revision %" APR_UINT64_T_FMT
+             ", page size %" APR_UINT64_T_FMT ", %" APR_UINT64_T_FMT
+             " revisions", first, size, revs);
+  /* Every count below costs at least one byte of the section; larger
+     counts are lies and would only make us allocate. */
+  if (pages >= MAX_POSITION || revs + 2 * pages > section_left(c))
+    return svn_fs_fs__index_corrupt("L2P-3", c->where,
+             "L2P header lists %" APR_UINT64_T_FMT " revisions and %"
+             APR_UINT64_T_FMT " pages but the index is shorter than that",
+             revs, pages);
+  h->first_revision = (svn_revnum_t)first;
+  h->page_size = size;
+  h->revision_count = revs;
+  h->page_count = pages;
+  return SVN_NO_ERROR;
+}
+
+/* Read the per-revision page counts into H->page_table_index (L2P-3). */
+static svn_error_t *
+l2p_read_revisions(svn_fs_fs__l2p_header_t *h, cursor_t *c,
+                   apr_pool_t *result_pool)
+{
+  apr_uint64_t k, total = 0;
+
+  h->page_table_index = apr_palloc(result_pool, (h->revision_count + 1)
+                                               * sizeof(apr_uint64_t));
+  h->page_table_index[0] = 0;
+  for (k = 0; k < h->revision_count && !c->starved; k++)
+    {
+      apr_uint64_t pages;
+
+      SVN_ERR(read_u(&pages, c));
+      if (pages > h->page_count - total)
+        return svn_fs_fs__index_corrupt("L2P-3", c->where,
+                 "L2P revision r%ld claims more pages than the header's %"
+                 APR_UINT64_T_FMT, h->first_revision + (long)k,
+                 h->page_count);
+      total += pages;
+      h->page_table_index[k + 1] = total;
+    }
+  if (!c->starved && total != h->page_count)
+    return svn_fs_fs__index_corrupt("L2P-3", c->where,
+             "L2P revisions use %" APR_UINT64_T_FMT " pages, header says %"
+             APR_UINT64_T_FMT, total, h->page_count);
+  return SVN_NO_ERROR;
+}
+
+/* Read the page table and place the pages after it (L2P-4). */
+static svn_error_t *
+l2p_read_page_table(svn_fs_fs__l2p_header_t *h, cursor_t *c,
+                    apr_off_t index_end, apr_pool_t *result_pool)
+{
+  apr_uint64_t k, rev = 0;
+  apr_off_t next;
+
+  h->page_table = apr_palloc(result_pool, (h->page_count + 1)
+                                          * sizeof(*h->page_table));
+  for (k = 0; k < h->page_count && !c->starved; k++)
+    {
+      apr_uint64_t size, count;
+
+      SVN_ERR(read_u(&size, c));
+      SVN_ERR(read_u(&count, c));
+      while (rev + 1 < h->revision_count && h->page_table_index[rev + 1] <= k)
+        rev++;
+      /* Only the last page of a revision may be partly filled. */
+      if (count > h->page_size || size > MAX_POSITION
+          || (count < h->page_size && k + 1 < h->page_table_index[rev + 1]))
+        return svn_fs_fs__index_corrupt("L2P-4", c->where,
+                 "L2P page %" APR_UINT64_T_FMT " has %" APR_UINT64_T_FMT
+                 " entries (page size %" APR_UINT64_T_FMT ")", k, count,
+                 h->page_size);
+      h->page_table[k].size = (apr_uint32_t)size;
+      h->page_table[k].entry_count = (apr_uint32_t)count;
+      if (size > APR_UINT32_MAX)
+        return svn_fs_fs__index_corrupt("L2P-4", c->where,
+                 "L2P page %" APR_UINT64_T_FMT " is too large", k);
+    }
+  if (c->starved)
+    return SVN_NO_ERROR;
+  next = cursor_pos(c);
+  for (k = 0; k < h->page_count; k++)
+    {
+      h->page_table[k].offset = next;
+      next += h->page_table[k].size;
+      if (next > index_end)
+        return svn_fs_fs__index_corrupt("L2P-4", c->where,
+                 "L2P page %" APR_UINT64_T_FMT " extends beyond the index "
+                 "end at offset %" APR_OFF_T_FMT, k, index_end);
+    }
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__l2p_header_parse(svn_fs_fs__l2p_header_t **header,
+                            apr_size_t *needed, const unsigned char *data,
+                            apr_size_t len, apr_off_t data_offset,
+                            apr_off_t index_end, const char *where,
+                            apr_pool_t *result_pool)
+{
+  svn_fs_fs__l2p_header_t *h = apr_pcalloc(result_pool, sizeof(*h));
+  cursor_t c;
+
+  *header = NULL;
+  *needed = 0;
+  cursor_init(&c, data, len, data_offset, index_end, where, "L2P-2");
+  if (!c.section_ends && len < MAGIC_LEN + 4 * SVN_FS_FS__VARINT_MAX_LEN)
+    {
+      *needed = grow(len);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(check_magic(&c, L2P_MAGIC, "L2P-1"));
+  SVN_ERR(l2p_read_fixed(h, &c));
+  if (!c.starved)
+    SVN_ERR(l2p_read_revisions(h, &c, result_pool));
+  if (!c.starved)
+    SVN_ERR(l2p_read_page_table(h, &c, index_end, result_pool));
+  if (c.starved)
+    *needed = grow(len);
+  else
+    *header = h;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__l2p_page_parse(apr_uint64_t **values,
+                          const svn_fs_fs__l2p_page_info_t *info,
+                          const unsigned char *data, apr_off_t data_limit,
+                          const char *where, apr_pool_t *result_pool)
+{
+  apr_uint64_t *result;
+  apr_int64_t value = 0;
+  apr_uint32_t k;
+  cursor_t c;
+
+  cursor_init(&c, data, info->size, info->offset,
+              info->offset + info->size, where, "L2P-5");
+  /* Each entry takes at least one byte (L2P-5). */
+  if (info->entry_count > info->size)
+    return svn_fs_fs__index_corrupt("L2P-5", where,
+             "L2P page at offset %" APR_OFF_T_FMT " is too short for %u "
+             "entries", info->offset, (unsigned)info->entry_count);
+  result = apr_palloc(result_pool, (info->entry_count + 1) * sizeof(*result));
+  for (k = 0; k < info->entry_count; k++)
+    {
+      apr_int64_t delta;
+
+      SVN_ERR(read_s(&delta, &c));
+      if ((delta > 0 && value > (apr_int64_t)MAX_POSITION - delta)
+          || value + delta < 0 || value + delta > data_limit)
+        return svn_fs_fs__index_corrupt("L2P-6", where,
+                 "L2P entry %u of the page at offset %" APR_OFF_T_FMT
+                 " points outside the item data", (unsigned)k, info->offset);
+      value += delta;
+      result[k] = (apr_uint64_t)value;
+    }
+  if (c.p != c.end)
+    return svn_fs_fs__index_corrupt("L2P-5", where,
+             "L2P page at offset %" APR_OFF_T_FMT " has %ld bytes after its "
+             "last entry", info->offset, (long)(c.end - c.p));
+  *values = result;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__l2p_locate(apr_uint64_t *page, apr_uint64_t *slot,
+                      const svn_fs_fs__l2p_header_t *header,
+                      svn_revnum_t revision, apr_uint64_t item_index,
+                      const char *where)
+{
+  apr_uint64_t rel, first_page, page_in_rev;
+
+  if (revision < header->first_revision
+      || (apr_uint64_t)(revision - header->first_revision)
+         >= header->revision_count)
+    return svn_error_createf(SVN_ERR_FS_INDEX_REVISION, NULL,
+             "Revision %ld not covered by the L2P index of %s "
+             "(r%ld..r%ld, rule L2P-7)", revision, where,
+             header->first_revision,
+             header->first_revision + (long)header->revision_count - 1);
+  rel = (apr_uint64_t)(revision - header->first_revision);
+  first_page = header->page_table_index[rel];
+  page_in_rev = item_index / header->page_size;
+  if (page_in_rev >= header->page_table_index[rel + 1] - first_page
+      || item_index % header->page_size
+         >= header->page_table[first_page + page_in_rev].entry_count)
+    return svn_error_createf(SVN_ERR_FS_INDEX_OVERFLOW, NULL,
+             "Item index %" APR_UINT64_T_FMT " too large in revision %ld "
+             "(%s, rule L2P-7)", item_index, revision, where);
+  *page = first_page + page_in_rev;
+  *slot = item_index % header->page_size;
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* P2L                                                                 */
+
+/* Read the four header numbers (P2L-2). */
+static svn_error_t *
+p2l_read_fixed(svn_fs_fs__p2l_header_t *h, cursor_t *c)
+{
+  apr_uint64_t first, file_size, page_size, pages;
+
+  SVN_ERR(read_u(&first, c));
+  SVN_ERR(read_u(&file_size, c));
+  SVN_ERR(read_u(&page_size, c));
+  SVN_ERR(read_u(&pages, c));
+  if (c->starved)
+    return SVN_NO_ERROR;
+  if (first >= MAX_POSITION || file_size >= MAX_POSITION || page_size == 0
+      || page_size >= MAX_POSITION || pages == 0
+      || (pages - 1) >= (file_size + page_size - 1) / page_size + 1
+      || pages < (file_size + page_size - 1) / page_size)
+    return svn_fs_fs__index_corrupt("P2L-2", c->where,
+             "Invalid P2L header: first revision %" APR_UINT64_T_FMT
+             ", covered size %" APR_UINT64_T_FMT ", page size %"
+             APR_UINT64_T_FMT ", %" APR_UINT64_T_FMT " pages",
+             first, file_size, page_size, pages);
+  h->first_revision = (svn_revnum_t)first;
+  h->file_size = (apr_off_t)file_size;
+  h->page_size = page_size;
+  h->page_count = pages;
+  return SVN_NO_ERROR;
+}
+
+/* Read the page sizes and turn them into absolute positions (P2L-3). */
+static svn_error_t *
+p2l_read_pages(svn_fs_fs__p2l_header_t *h, cursor_t *c, apr_off_t index_end,
+               apr_pool_t *result_pool)
+{
+  apr_uint64_t k;
+  apr_uint64_t *sizes = apr_palloc(result_pool,
+                                   h->page_count * sizeof(*sizes));
+  apr_off_t next;
+
+  if (h->page_count > section_left(c))
+    return svn_fs_fs__index_corrupt("P2L-3", c->where,
+             "P2L header lists %" APR_UINT64_T_FMT " pages but the index is "
+             "shorter than that", h->page_count);
+  for (k = 0; k < h->page_count && !c->starved; k++)
+    SVN_ERR(read_u(&sizes[k], c));
+  if (c->starved)
+    return SVN_NO_ERROR;
+  h->offsets = apr_palloc(result_pool,
+                          (h->page_count + 1) * sizeof(*h->offsets));
+  next = cursor_pos(c);
+  for (k = 0; k < h->page_count; k++)
+    {
+      h->offsets[k] = next;
+      if (sizes[k] > (apr_uint64_t)(index_end - next))
+        return svn_fs_fs__index_corrupt("P2L-3", c->where,
+                 "P2L page %" APR_UINT64_T_FMT " extends beyond the index end"
+                 " at offset %" APR_OFF_T_FMT, k, index_end);
+      next += (apr_off_t)sizes[k];
+    }
+  h->offsets[h->page_count] = next;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__p2l_header_parse(svn_fs_fs__p2l_header_t **header,
+                            apr_size_t *needed, const unsigned char *data,
+                            apr_size_t len, apr_off_t data_offset,
+                            apr_off_t index_end, const char *where,
+                            apr_pool_t *result_pool)
+{
+  svn_fs_fs__p2l_header_t *h = apr_pcalloc(result_pool, sizeof(*h));
+  cursor_t c;
+
+  *header = NULL;
+  *needed = 0;
+  cursor_init(&c, data, len, data_offset, index_end, where, "P2L-2");
+  if (!c.section_ends && len < MAGIC_LEN + 4 * SVN_FS_FS__VARINT_MAX_LEN)
+    {
+      *needed = grow(len);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(check_magic(&c, P2L_MAGIC, "P2L-1"));
+  SVN_ERR(p2l_read_fixed(h, &c));
+  if (!c.starved)
+    SVN_ERR(p2l_read_pages(h, &c, index_end, result_pool));
+  if (c.starved)
+    *needed = grow(len);
+  else
+    *header = h;
+  return SVN_NO_ERROR;
+}
+
+/* Check and store one decoded P2L entry (P2L-4, P2L-5). */
+static svn_error_t *
+p2l_check_entry(svn_fs_fs__p2l_entry_t *entry, apr_uint64_t offset,
+                apr_uint64_t size, apr_int64_t compound, apr_int64_t rev,
+                apr_uint64_t fnv, apr_off_t page_end, const char *where)
+{
+  if (compound < 0 || rev < 0 || rev >= (apr_int64_t)MAX_POSITION
+      || (compound & 7) > SVN_FS_FS__ITEM_TYPE_CHANGES
+      || fnv > APR_UINT32_MAX)
+    return svn_fs_fs__index_corrupt("P2L-4", where,
+             "Invalid P2L entry at offset %" APR_UINT64_T_FMT, offset);
+  if (offset >= (apr_uint64_t)page_end || size >= MAX_POSITION
+      || offset + size >= MAX_POSITION)
+    return svn_fs_fs__index_corrupt("P2L-5", where,
+             "P2L entry at offset %" APR_UINT64_T_FMT " (size %"
+             APR_UINT64_T_FMT ") does not belong to its page", offset, size);
+  entry->offset = (apr_off_t)offset;
+  entry->size = (apr_off_t)size;
+  entry->type = (svn_fs_fs__item_type_t)(compound & 7);
+  entry->item_index = (apr_uint64_t)compound >> 3;
+  entry->fnv1_checksum = (apr_uint32_t)fnv;
+  entry->revision = entry->type == SVN_FS_FS__ITEM_TYPE_UNUSED
+                  ? SVN_INVALID_REVNUM : (svn_revnum_t)rev;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__p2l_page_parse(apr_array_header_t *entries,
+                          const svn_fs_fs__p2l_header_t *header,
+                          apr_uint64_t page, const unsigned char *data,
+                          const char *where)
+{
+  apr_off_t start = header->offsets[page];
+  apr_off_t stop = header->offsets[page + 1];
+  apr_off_t page_end = (apr_off_t)((page + 1) * header->page_size);
+  apr_int64_t compound = 0, rev = header->first_revision;
+  apr_uint64_t offset;
+  cursor_t c;
+
+  cursor_init(&c, data, (apr_size_t)(stop - start), start, stop, where,
+              "P2L-4");
+  if (c.p == c.end)
+    return SVN_NO_ERROR;     /* inside a large item: no entries (P2L-5) */
+  SVN_ERR(read_u(&offset, &c));
+  while (c.p < c.end)
+    {
+      apr_uint64_t size, fnv;
+      apr_int64_t d_compound, d_rev;
+      svn_fs_fs__p2l_entry_t *entry;
+
+      SVN_ERR(read_u(&size, &c));
+      SVN_ERR(read_s(&d_compound, &c));
+      SVN_ERR(read_s(&d_rev, &c));
+      SVN_ERR(read_u(&fnv, &c));
+      /* Deltas are bounded by MAX_POSITION checks below; keep the sums
+         from wrapping first. */
+      if (d_compound > (apr_int64_t)MAX_POSITION
+          || d_compound < -(apr_int64_t)MAX_POSITION
+          || d_rev > (apr_int64_t)MAX_POSITION
+          || d_rev < -(apr_int64_t)MAX_POSITION)
+        return svn_fs_fs__index_corrupt("P2L-4", where,
+                 "Invalid P2L entry at offset %" APR_UINT64_T_FMT, offset);
+      compound += d_compound;
+      rev += d_rev;
+      entry = apr_array_push(entries);
+      SVN_ERR(p2l_check_entry(entry, offset, size, compound, rev, fnv,
+                              page_end, where));
+      offset += size;
+    }
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Whole sections and whole files                                      */
+
+svn_error_t *
+svn_fs_fs__l2p_check_section(svn_fs_fs__l2p_header_t **header,
+                             const unsigned char *data, apr_size_t len,
+                             apr_off_t data_offset, const char *where,
+                             apr_pool_t *result_pool)
+{
+  apr_off_t end = data_offset + (apr_off_t)len;
+  apr_size_t needed;
+  apr_uint64_t k;
+
+  SVN_ERR(svn_fs_fs__l2p_header_parse(header, &needed, data, len,
+                                      data_offset, end, where, result_pool));
+  for (k = 0; k < (*header)->page_count; k++)
+    {
+      const svn_fs_fs__l2p_page_info_t *info = &(*header)->page_table[k];
+      apr_uint64_t *values;
+
+      SVN_ERR(svn_fs_fs__l2p_page_parse(&values, info,
+                                        data + (info->offset - data_offset),
+                                        data_offset, where, result_pool));
+    }
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__p2l_check_section(svn_fs_fs__p2l_header_t **header,
+                             apr_array_header_t **entries,
+                             const unsigned char *data, apr_size_t len,
+                             apr_off_t data_offset, const char *where,
+                             apr_pool_t *result_pool)
+{
+  apr_off_t end = data_offset + (apr_off_t)len;
+  apr_size_t needed;
+  apr_uint64_t k;
+
+  *entries = apr_array_make(result_pool, 16, sizeof(svn_fs_fs__p2l_entry_t));
+  SVN_ERR(svn_fs_fs__p2l_header_parse(header, &needed, data, len,
+                                      data_offset, end, where, result_pool));
+  for (k = 0; k < (*header)->page_count; k++)
+    SVN_ERR(svn_fs_fs__p2l_page_parse(*entries, *header, k,
+                                      data + ((*header)->offsets[k]
+                                              - data_offset), where));
+  return SVN_NO_ERROR;
+}
+
+/* P2L-6/7 over the entries of an image: they tile [0, covered) and, with
+   CHECK_DIGESTS, their checksums match DATA. */
+static svn_error_t *
+check_image_entries(const apr_array_header_t *entries,
+                    const svn_fs_fs__p2l_header_t *p2l,
+                    const unsigned char *data, svn_boolean_t check_digests)
+{
+  apr_off_t expected = 0;
+  int i;
+
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_fs__p2l_entry_t *e
+        = &APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t);
+
+      if (e->offset != expected
+          || (e->type != SVN_FS_FS__ITEM_TYPE_UNUSED
+              && e->offset + e->size > p2l->file_size))
+        return svn_fs_fs__index_corrupt("P2L-6", "image",
+                 "P2L entries do not tile the file at offset %"
+                 APR_OFF_T_FMT, expected);
+      expected = e->offset + e->size;
+      if (check_digests && e->type != SVN_FS_FS__ITEM_TYPE_UNUSED
+          && svn__fnv1a_32x4(data + e->offset, (apr_size_t)e->size)
+             != e->fnv1_checksum)
+        return svn_fs_fs__corrupt("P2L-7", "image",
+                 "Checksum mismatch of the item at offset %" APR_OFF_T_FMT,
+                 e->offset);
+    }
+  if (expected < p2l->file_size)
+    return svn_fs_fs__index_corrupt("P2L-6", "image",
+             "P2L entries end at offset %" APR_OFF_T_FMT, expected);
+  return SVN_NO_ERROR;
+}
+
+/* P2L-8 over an image: every used L2P slot names an entry with the same
+   revision and item index. */
+static svn_error_t *
+check_image_agreement(const svn_fs_fs__l2p_header_t *l2p,
+                      const apr_array_header_t *entries,
+                      const unsigned char *data, apr_off_t l2p_offset,
+                      apr_pool_t *pool)
+{
+  apr_uint64_t rel, k;
+
+  for (rel = 0; rel < l2p->revision_count; rel++)
+    for (k = l2p->page_table_index[rel]; k < l2p->page_table_index[rel + 1];
+         k++)
+      {
+        const svn_fs_fs__l2p_page_info_t *info = &l2p->page_table[k];
+        apr_uint64_t first = (k - l2p->page_table_index[rel])
+                             * l2p->page_size, *values, slot;
+        int i;
+
+        SVN_ERR(svn_fs_fs__l2p_page_parse(&values, info,
+                                          data + info->offset, l2p_offset,
+                                          "image", pool));
+        for (slot = 0; slot < info->entry_count; slot++)
+          {
+            svn_revnum_t rev = l2p->first_revision + (svn_revnum_t)rel;
+            if (values[slot] == 0)
+              continue;
+            for (i = 0; i < entries->nelts; i++)
+              {
+                const svn_fs_fs__p2l_entry_t *e
+                  = &APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t);
+                if (e->offset == (apr_off_t)values[slot] - 1
+                    && e->revision == rev && e->item_index == first + slot)
+                  break;
+              }
+            if (i == entries->nelts)
+              return svn_fs_fs__corrupt_code(SVN_ERR_FS_INDEX_INCONSISTENT,
+                       "P2L-8", "image", "L2P entry r%ld/%" APR_UINT64_T_FMT
+                       " disagrees with P2L", rev, first + slot);
+          }
+      }
+  return SVN_NO_ERROR;
+}
+
+/* FOOTER-4 over an image. */
+static svn_error_t *
+check_image_md5(const unsigned char *data, apr_off_t start, apr_off_t end,
+                const unsigned char *expected, const char *what)
+{
+  unsigned char digest[APR_MD5_DIGESTSIZE];
+
+  apr_md5(digest, data + start, (apr_size_t)(end - start));
+  if (memcmp(digest, expected, APR_MD5_DIGESTSIZE) != 0)
+    return svn_fs_fs__index_corrupt("FOOTER-4", "image",
+                                    "%s index checksum mismatch", what);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__index_check_image(const unsigned char *data, apr_size_t len,
+                             svn_boolean_t check_digests,
+                             apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__footer_t footer;
+  svn_fs_fs__l2p_header_t *l2p;
+  svn_fs_fs__p2l_header_t *p2l;
+  apr_array_header_t *entries;
+  apr_size_t tail = len < SVN_FS_FS__FOOTER_MAX_LEN
+                  ? len : SVN_FS_FS__FOOTER_MAX_LEN;
+
+  SVN_ERR(svn_fs_fs__footer_parse(&footer, data + len - tail, tail,
+                                  (apr_off_t)len, "image"));
+  if (check_digests)
+    {
+      SVN_ERR(check_image_md5(data, footer.l2p_offset, footer.p2l_offset,
+                              footer.l2p_md5, "L2P"));
+      SVN_ERR(check_image_md5(data, footer.p2l_offset, footer.footer_offset,
+                              footer.p2l_md5, "P2L"));
+    }
+  SVN_ERR(svn_fs_fs__l2p_check_section(&l2p, data + footer.l2p_offset,
+                                       (apr_size_t)(footer.p2l_offset
+                                                    - footer.l2p_offset),
+                                       footer.l2p_offset, "image",
+                                       scratch_pool));
+  SVN_ERR(svn_fs_fs__p2l_check_section(&p2l, &entries,
+                                       data + footer.p2l_offset,
+                                       (apr_size_t)(footer.footer_offset
+                                                    - footer.p2l_offset),
+                                       footer.p2l_offset, "image",
+                                       scratch_pool));
+  if (p2l->file_size != footer.l2p_offset
+      || p2l->first_revision != l2p->first_revision)
+    return svn_fs_fs__index_corrupt("P2L-2", "image",
+             "P2L header does not match the L2P index and footer");
+  SVN_ERR(check_image_entries(entries, p2l, data, check_digests));
+  return svn_error_trace(check_image_agreement(l2p, entries, data,
+                                               footer.l2p_offset,
+                                               scratch_pool));
+}

@@ -1,0 +1,164 @@
+/* index_codec.h --- pure codecs of the L2P and P2L index sections (codec layer).
+ *
+ * Bytes in, structs out: no file I/O, no caches.  The index sections are
+ * specified in doc/format/addressing.md (rules VARINT-*, L2P-*, P2L-*);
+ * every rejection cites one of them through corrupt.h.
+ *
+ * All parsers take the section bytes as a buffer plus the absolute file
+ * offset of the buffer's first byte, so that the structs they return hold
+ * absolute positions and error messages can name them.
+ */
+#ifndef FSFS7_INDEX_CODEC_H
+#define FSFS7_INDEX_CODEC_H
+
+#include "fsfs7.h"
+#include "index.h"
+
+/* Longest 7b/8b encoding of a 64-bit number (VARINT-1). */
+#define SVN_FS_FS__VARINT_MAX_LEN 10
+
+/* ------------------------------------------------------------------ */
+/* Varints (VARINT-1, VARINT-2)                                        */
+
+/* Decode one unsigned varint from [*P, END) into *VALUE and advance *P.
+   FALSE (and *P unchanged) if the bytes end before the number does or the
+   number does not fit 64 bits. */
+svn_boolean_t
+svn_fs_fs__varint_decode(apr_uint64_t *value, const unsigned char **p,
+                         const unsigned char *end);
+
+/* Same for the signed (zig-zag) encoding. */
+svn_boolean_t
+svn_fs_fs__varint_decode_signed(apr_int64_t *value, const unsigned char **p,
+                                const unsigned char *end);
+
+/* Encode VALUE at BUF (at least SVN_FS_FS__VARINT_MAX_LEN bytes); returns
+   the number of bytes written.  Used by tests and future writers. */
+apr_size_t
+svn_fs_fs__varint_encode(unsigned char *buf, apr_uint64_t value);
+apr_size_t
+svn_fs_fs__varint_encode_signed(unsigned char *buf, apr_int64_t value);
+
+
+/* ------------------------------------------------------------------ */
+/* L2P index                                                           */
+
+/* One page of an L2P index as listed in its page table. */
+typedef struct svn_fs_fs__l2p_page_info_t
+{
+  apr_off_t offset;            /* absolute file position of the page   */
+  apr_uint32_t size;           /* bytes                                */
+  apr_uint32_t entry_count;
+} svn_fs_fs__l2p_page_info_t;
+
+/* The L2P header and page table.  PAGE_TABLE_INDEX has REVISION_COUNT+1
+   elements: the pages of revision FIRST_REVISION+k are
+   PAGE_TABLE[PAGE_TABLE_INDEX[k] .. PAGE_TABLE_INDEX[k+1]-1]. */
+typedef struct svn_fs_fs__l2p_header_t
+{
+  svn_revnum_t first_revision;
+  apr_uint64_t page_size;      /* entries per full page                */
+  apr_uint64_t revision_count;
+  apr_uint64_t page_count;
+  apr_uint64_t *page_table_index;
+  svn_fs_fs__l2p_page_info_t *page_table;
+} svn_fs_fs__l2p_header_t;
+
+/* Parse the L2P header at the start of DATA (LEN bytes, DATA_OFFSET the
+   absolute file position of DATA[0]).  INDEX_END is the absolute end of
+   the L2P section (the P2L start).  If DATA ends before the header does
+   but the section continues beyond it, set *HEADER to NULL and *NEEDED to
+   a larger byte count worth retrying with; otherwise parse, check rules
+   L2P-1..L2P-4 and allocate *HEADER in RESULT_POOL (*NEEDED = 0).
+   WHERE names the file for error messages. */
+svn_error_t *
+svn_fs_fs__l2p_header_parse(svn_fs_fs__l2p_header_t **header,
+                            apr_size_t *needed, const unsigned char *data,
+                            apr_size_t len, apr_off_t data_offset,
+                            apr_off_t index_end, const char *where,
+                            apr_pool_t *result_pool);
+
+/* Parse the page described by INFO (DATA holds its INFO->size bytes) into
+   *VALUES, INFO->entry_count stored values: 0 for an unused item, else
+   the item's offset plus one (L2P-5, L2P-6).  DATA_LIMIT is the first
+   absolute offset an item may not start at (the L2P start). */
+svn_error_t *
+svn_fs_fs__l2p_page_parse(apr_uint64_t **values,
+                          const svn_fs_fs__l2p_page_info_t *info,
+                          const unsigned char *data, apr_off_t data_limit,
+                          const char *where, apr_pool_t *result_pool);
+
+/* Locate (REVISION, ITEM_INDEX) in HEADER: page number *PAGE and slot
+   *SLOT in it.  SVN_ERR_FS_INDEX_REVISION / SVN_ERR_FS_INDEX_OVERFLOW
+   (rule L2P-7) when not covered. */
+svn_error_t *
+svn_fs_fs__l2p_locate(apr_uint64_t *page, apr_uint64_t *slot,
+                      const svn_fs_fs__l2p_header_t *header,
+                      svn_revnum_t revision, apr_uint64_t item_index,
+                      const char *where);
+
+
+/* ------------------------------------------------------------------ */
+/* P2L index                                                           */
+
+typedef struct svn_fs_fs__p2l_header_t
+{
+  svn_revnum_t first_revision;
+  apr_off_t file_size;         /* bytes of item data covered           */
+  apr_uint64_t page_size;      /* bytes of item data per page          */
+  apr_uint64_t page_count;
+  apr_off_t *offsets;          /* PAGE_COUNT+1 absolute page positions */
+} svn_fs_fs__p2l_header_t;
+
+/* Parse the P2L header at the start of DATA like
+   svn_fs_fs__l2p_header_parse (rules P2L-1..P2L-3); INDEX_END is the
+   absolute end of the P2L section (the footer start). */
+svn_error_t *
+svn_fs_fs__p2l_header_parse(svn_fs_fs__p2l_header_t **header,
+                            apr_size_t *needed, const unsigned char *data,
+                            apr_size_t len, apr_off_t data_offset,
+                            apr_off_t index_end, const char *where,
+                            apr_pool_t *result_pool);
+
+/* Decode page PAGE of HEADER, whose bytes are DATA (HEADER->offsets[PAGE]
+   .. [PAGE+1]), appending svn_fs_fs__p2l_entry_t values to ENTRIES
+   (rules P2L-4, P2L-5).  Unused entries get revision
+   SVN_INVALID_REVNUM. */
+svn_error_t *
+svn_fs_fs__p2l_page_parse(apr_array_header_t *entries,
+                          const svn_fs_fs__p2l_header_t *header,
+                          apr_uint64_t page, const unsigned char *data,
+                          const char *where);
+
+#endif
+
+
+/* ------------------------------------------------------------------ */
+/* Whole-file check                                                    */
+
+/* Parse the footer, both index sections and every page of the rev or
+   pack file image DATA (LEN bytes) held in memory, and check that the two
+   indexes agree (P2L-6, P2L-8).  With CHECK_DIGESTS also the footer MD5
+   digests (FOOTER-4) and every item's FNV-1a checksum (P2L-7).  For
+   tests and fuzzing; the first violation is returned. */
+svn_error_t *
+svn_fs_fs__index_check_image(const unsigned char *data, apr_size_t len,
+                             svn_boolean_t check_digests,
+                             apr_pool_t *scratch_pool);
+
+/* Parse DATA (LEN bytes) as a complete L2P section located at absolute
+   offset DATA_OFFSET, i.e. header and all pages (fuzzing entry point).
+   *HEADER may be NULL'ed out. */
+svn_error_t *
+svn_fs_fs__l2p_check_section(svn_fs_fs__l2p_header_t **header,
+                             const unsigned char *data, apr_size_t len,
+                             apr_off_t data_offset, const char *where,
+                             apr_pool_t *result_pool);
+
+/* Same for a P2L section; *ENTRIES gets all entries of all pages. */
+svn_error_t *
+svn_fs_fs__p2l_check_section(svn_fs_fs__p2l_header_t **header,
+                             apr_array_header_t **entries,
+                             const unsigned char *data, apr_size_t len,
+                             apr_off_t data_offset, const char *where,
+                             apr_pool_t *result_pool);
