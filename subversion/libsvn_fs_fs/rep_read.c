@@ -1,14 +1,816 @@
-/* rep_read.c --- placeholder: every function fails with SVN_ERR_UNSUPPORTED_FEATURE
-   until its layer implements it. */
+/* rep_read.c --- reconstructing representation fulltexts (rep_read.h).
+ *
+ * Implements the reading side of doc/format/representations.md (REP-1 ..
+ * REP-9); windows are decoded by svndiff.c (doc/format/svndiff.md).
+ *
+ * Design: a representation and its delta bases form a chain of "sources"
+ * (rep_src_t), one per representation, top first.  Each source can hand
+ * out a range [offset, offset+len) of its own fulltext:
+ *
+ *   - a PLAIN source reads the range from its file (or from the bytes
+ *     already fetched with its header);
+ *   - a MEMORY source serves a fulltext found in the fulltext cache;
+ *   - a DELTA source decodes its svndiff windows one at a time into a
+ *     sliding output buffer, asking its base source for each window's
+ *     source view.
+ *
+ * Writers emit windows whose source views never move backwards (REP-8), so
+ * a DELTA source only keeps the decoded bytes from the lowest offset its
+ * consumer may still ask for; older bytes are dropped when room is needed.
+ * Memory per chain level is thus about two windows (~200 kB), whatever the
+ * size of the file.  Should a view ever move backwards, the source simply
+ * rewinds and decodes again from its start: slow but correct.
+ *
+ * All buffers of a read live in one pool (the stream's) and are reused
+ * from window to window; nothing is allocated per window once they have
+ * reached the largest window size.  Small representations are fetched
+ * with their header in a single read.
+ */
+#include <string.h>
+#include <apr_md5.h>
+#include <apr_sha1.h>
+
+#include "svn_pools.h"
+#include "svn_checksum.h"
+#include "private/svn_cache.h"
+
+#include "caching.h"
 #include "corrupt.h"
+#include "index.h"
+#include "revfile.h"
+#include "rep_header.h"
 #include "rep_read.h"
+#include "svndiff.h"
+
+/* Bytes fetched together with a representation header, and the size of
+   later refills of the svndiff input buffer. */
+#define PREFETCH_SIZE (64 * 1024)
+
+/* Largest fulltext we put into the fulltext cache. */
+#define FULLTEXT_CACHE_LIMIT (2 * 1024 * 1024)
+
+/* Longest delta chain we follow before calling the data corrupt (REP-6);
+   real chains are a few dozen links at most. */
+#define MAX_CHAIN_LENGTH 100000
+
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+
+typedef enum src_kind_t { SRC_PLAIN, SRC_DELTA, SRC_MEMORY } src_kind_t;
+
+typedef struct reader_t reader_t;
+typedef struct rep_src_t rep_src_t;
+
+/* One representation of a delta chain. */
+struct rep_src_t
+{
+  src_kind_t kind;
+  reader_t *reader;
+
+  /* Where the representation lives. */
+  svn_revnum_t revision;
+  apr_uint64_t item_index;
+  svn_fs_fs__revfile_t *file;
+  apr_off_t data_start;         /* absolute offset of the first data byte */
+  svn_filesize_t data_len;      /* REP-3: stored length without header */
+  svn_fs_fs__rep_header_t header;
+
+  /* SRC_MEMORY: the whole fulltext. */
+  const char *text;
+  apr_size_t text_len;
+
+  /* Input window: bytes [IN_POS, IN_POS + IN_LEN) of the data (relative
+     to DATA_START; may extend into the trailer).  IN points either into
+     the prefetch buffer or into OWN_IN (capacity OWN_IN_CAP). */
+  const char *in;
+  svn_filesize_t in_pos;
+  apr_size_t in_len;
+  char *own_in;
+  apr_size_t own_in_cap;
+
+  /* SRC_DELTA: svndiff version and next unparsed data byte. */
+  int version;
+  svn_filesize_t read_pos;
+  svn_boolean_t at_end;
+  rep_src_t *base;              /* NULL: the empty text */
+
+  /* Decoded fulltext bytes [OUT_POS, OUT_POS + OUT_LEN) (SRC_DELTA), or
+     the last range read from disk (SRC_PLAIN).  KEEP_POS is the lowest
+     offset the consumer may still request. */
+  char *out;
+  apr_size_t out_cap, out_len;
+  svn_filesize_t out_pos;
+  svn_filesize_t keep_pos;
+
+  svn_fs_fs__svndiff_buffers_t *bufs;
+};
+
+/* State of one fulltext read. */
+struct reader_t
+{
+  svn_fs_t *fs;
+  apr_pool_t *pool;             /* everything of this read lives here */
+  apr_pool_t *scratch;          /* cleared after each use */
+
+  /* Files opened by this read, so that chain links in the same rev or
+     pack file share one handle. */
+  apr_array_header_t *files;
+
+  /* The representation being read (a copy), its chain and our position
+     in its fulltext. */
+  svn_fs_fs__rep_t rep;
+  rep_src_t *top;
+  svn_filesize_t pos;
+
+  /* Verification (REP-7); EXPECTED_LEN is -1 when unknown.  Not done for
+     texts served from the cache, which were checked before going in. */
+  svn_boolean_t verify;
+  svn_filesize_t expected_len;
+  apr_md5_ctx_t md5;
+  apr_sha1_ctx_t sha1;
+  svn_boolean_t finished;
+
+  /* Copy of the fulltext for the fulltext cache, or NULL. */
+  svn_stringbuf_t *collect;
+};
+
+
+/* ------------------------------------------------------------------ */
+/* Locations and errors                                                */
+
+/* "r<rev> item <n>" for messages about SRC. */
+static const char *
+src_where(const rep_src_t *src)
+{
+  return apr_psprintf(src->reader->scratch, "r%ld item %" APR_UINT64_T_FMT,
+                      src->revision, src->item_index);
+}
+
+/* Add the location of SRC to ERR (keeping its code). */
+static svn_error_t *
+wrap_src_error(svn_error_t *err, const rep_src_t *src)
+{
+  if (!err)
+    return SVN_NO_ERROR;
+  return svn_error_quick_wrapf(err, "Error reading representation in r%ld "
+                               "(item %" APR_UINT64_T_FMT ")",
+                               src->revision, src->item_index);
+}
+
+/* The pair cache key of (REV, ITEM). */
+static svn_fs_fs__pair_cache_key_t
+make_key(svn_revnum_t rev, apr_uint64_t item)
+{
+  svn_fs_fs__pair_cache_key_t key;
+  memset(&key, 0, sizeof(key));
+  key.revision = rev;
+  key.second = (apr_int64_t)item;
+  return key;
+}
+
+/* The file of R holding REV, opened once per read. */
+static svn_error_t *
+open_file(svn_fs_fs__revfile_t **file, reader_t *r, svn_revnum_t rev)
+{
+  int i;
+
+  for (i = 0; i < r->files->nelts; i++)
+    {
+      svn_fs_fs__revfile_t *f = APR_ARRAY_IDX(r->files, i,
+                                              svn_fs_fs__revfile_t *);
+      if (f->start_revision == rev
+          || (f->is_packed && svn_fs_fs__is_packed_rev(r->fs, rev)
+              && rev > f->start_revision
+              && (SVN_FS_FS__DATA(r->fs)->max_files_per_dir == 0
+                  || rev - f->start_revision
+                     < SVN_FS_FS__DATA(r->fs)->max_files_per_dir)))
+        {
+          *file = f;
+          return SVN_NO_ERROR;
+        }
+    }
+
+  SVN_ERR(svn_fs_fs__revfile_open(file, r->fs, rev, r->pool, r->scratch));
+  APR_ARRAY_PUSH(r->files, svn_fs_fs__revfile_t *) = *file;
+  svn_pool_clear(r->scratch);
+  return SVN_NO_ERROR;
+}
+
+/* Close every file R opened. */
+static svn_error_t *
+close_files(reader_t *r)
+{
+  int i;
+
+  for (i = 0; i < r->files->nelts; i++)
+    SVN_ERR(svn_fs_fs__revfile_close(APR_ARRAY_IDX(r->files, i,
+                                                   svn_fs_fs__revfile_t *)));
+  apr_array_clear(r->files);
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Opening the sources of a chain                                      */
+
+/* A SRC_MEMORY source for TEXT. */
+static rep_src_t *
+memory_src(reader_t *r, svn_revnum_t rev, apr_uint64_t item,
+           const char *text, apr_size_t len)
+{
+  rep_src_t *src = apr_pcalloc(r->pool, sizeof(*src));
+  src->kind = SRC_MEMORY;
+  src->reader = r;
+  src->revision = rev;
+  src->item_index = item;
+  src->text = text;
+  src->text_len = len;
+  return src;
+}
+
+/* Make sure bytes [SRC->read_pos, SRC->read_pos + NEED) of SRC's data are
+   in its input window.  NEED may reach into the trailer (REP-5). */
+static svn_error_t *
+ensure_input(rep_src_t *src, apr_size_t need)
+{
+  svn_filesize_t limit = src->data_len + SVN_FS_FS__REP_TRAILER_LEN;
+  apr_size_t keep, want;
+
+  if (src->read_pos >= src->in_pos
+      && src->read_pos + (svn_filesize_t)need
+         <= src->in_pos + (svn_filesize_t)src->in_len)
+    return SVN_NO_ERROR;
+
+  /* Bytes from READ_POS already in the window can be kept. */
+  keep = (src->read_pos >= src->in_pos
+          && src->read_pos < src->in_pos + (svn_filesize_t)src->in_len)
+       ? (apr_size_t)(src->in_pos + src->in_len - src->read_pos) : 0;
+  want = need > PREFETCH_SIZE ? need : PREFETCH_SIZE;
+  if ((svn_filesize_t)want > limit - src->read_pos)
+    want = (apr_size_t)(limit - src->read_pos);
+
+  if (src->own_in_cap < want)
+    {
+      apr_size_t cap = src->own_in_cap * 2 > want ? src->own_in_cap * 2
+                                                  : want;
+      char *fresh = apr_palloc(src->reader->pool, cap);
+      memcpy(fresh, src->in + (src->read_pos - src->in_pos), keep);
+      src->own_in = fresh;
+      src->own_in_cap = cap;
+    }
+  else if (keep)
+    memmove(src->own_in, src->in + (src->read_pos - src->in_pos), keep);
+
+  SVN_ERR(svn_fs_fs__revfile_read(src->own_in + keep, want - keep, src->file,
+                                  src->data_start + src->read_pos + keep));
+  src->in = src->own_in;
+  src->in_pos = src->read_pos;
+  src->in_len = want;
+  return SVN_NO_ERROR;
+}
+
+/* Open the representation (REV, ITEM), whose data is SIZE bytes long:
+   read its header (REP-1 .. REP-4) together with up to PREFETCH_SIZE
+   bytes of data, and for deltas the svndiff header (SVNDIFF-1). */
+static svn_error_t *
+src_open(rep_src_t **result, reader_t *r, svn_revnum_t rev,
+         apr_uint64_t item, svn_filesize_t size)
+{
+  rep_src_t *src = apr_pcalloc(r->pool, sizeof(*src));
+  apr_off_t offset;
+  const char *data;
+  apr_size_t len, max_len = SVN_FS_FS__REP_HEADER_MAX + PREFETCH_SIZE;
+
+  src->reader = r;
+  src->revision = rev;
+  src->item_index = item;
+  src->data_len = size;
+  if (size >= 0 && size + SVN_FS_FS__REP_TRAILER_LEN < PREFETCH_SIZE)
+    max_len = SVN_FS_FS__REP_HEADER_MAX + (apr_size_t)size
+            + SVN_FS_FS__REP_TRAILER_LEN;
+
+  SVN_ERR(open_file(&src->file, r, rev));
+  SVN_ERR(svn_fs_fs__item_offset(&offset, r->fs, src->file, rev, item,
+                                 r->scratch));
+  SVN_ERR(svn_fs_fs__revfile_read_some(&data, &len, src->file, offset,
+                                       max_len, r->pool));
+  svn_pool_clear(r->scratch);
+  SVN_ERR(svn_fs_fs__rep_header_parse(&src->header, data, len,
+                                      src_where(src)));
+  if (size < 0)
+    return svn_fs_fs__corrupt("REP-3", src_where(src),
+                              "Negative representation length");
+
+  src->data_start = offset + src->header.header_size;
+  src->in = data + src->header.header_size;
+  src->in_len = len - src->header.header_size;
+  src->kind = src->header.kind == svn_fs_fs__rep_plain ? SRC_PLAIN
+                                                       : SRC_DELTA;
+  if (src->kind == SRC_DELTA)
+    {
+      apr_size_t head = size < SVN_FS_FS__SVNDIFF_HEADER_LEN
+                      ? (apr_size_t)size : SVN_FS_FS__SVNDIFF_HEADER_LEN;
+      SVN_ERR(ensure_input(src, head));
+      SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_parse_header(
+                               &src->version, src->in, head), src));
+      src->read_pos = SVN_FS_FS__SVNDIFF_HEADER_LEN;
+      src->bufs = svn_fs_fs__svndiff_buffers_create(r->pool);
+    }
+  *result = src;
+  return SVN_NO_ERROR;
+}
+
+/* Look (REV, ITEM) up in the fulltext cache; *TEXT is NULL on a miss. */
+static svn_error_t *
+cached_fulltext(svn_stringbuf_t **text, svn_fs_t *fs, svn_revnum_t rev,
+                apr_uint64_t item, apr_pool_t *result_pool)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->fulltext_cache;
+  svn_fs_fs__pair_cache_key_t key = make_key(rev, item);
+  svn_boolean_t found = FALSE;
+
+  *text = NULL;
+  if (cache)
+    SVN_ERR(svn_cache__get((void **)text, &found, cache, &key, result_pool));
+  if (!found)
+    *text = NULL;
+  return SVN_NO_ERROR;
+}
+
+/* Open the chain of R's representation (REV, ITEM, SIZE) into *TOP,
+   following delta bases until a PLAIN, self-delta or cached one. */
+static svn_error_t *
+open_chain(rep_src_t **top, reader_t *r, svn_revnum_t rev,
+           apr_uint64_t item, svn_filesize_t size)
+{
+  rep_src_t **slot = top;
+  int depth;
+
+  for (depth = 0; ; depth++)
+    {
+      rep_src_t *src;
+      svn_stringbuf_t *cached;
+
+      if (depth > 0)
+        {
+          SVN_ERR(cached_fulltext(&cached, r->fs, rev, item, r->pool));
+          if (cached)
+            {
+              *slot = memory_src(r, rev, item, cached->data, cached->len);
+              return SVN_NO_ERROR;
+            }
+        }
+
+      SVN_ERR(src_open(&src, r, rev, item, size));
+      *slot = src;
+      if (src->header.kind != svn_fs_fs__rep_delta)
+        return SVN_NO_ERROR;
+
+      /* REP-6: bases are older, and chains end. */
+      if (src->header.base_revision > rev
+          || (src->header.base_revision == rev
+              && src->header.base_item_index == item)
+          || depth >= MAX_CHAIN_LENGTH)
+        return svn_fs_fs__corrupt("REP-6", src_where(src),
+                                  "Delta base r%ld item %" APR_UINT64_T_FMT
+                                  " cannot be the base of this "
+                                  "representation",
+                                  src->header.base_revision,
+                                  src->header.base_item_index);
+      rev = src->header.base_revision;
+      item = src->header.base_item_index;
+      size = src->header.base_length;
+      slot = &src->base;
+    }
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Decoding                                                            */
+
+/* Make room for N more bytes at the end of SRC's output buffer, dropping
+   bytes below SRC->keep_pos first. */
+static void
+make_room(rep_src_t *src, apr_size_t n)
+{
+  if (src->keep_pos > src->out_pos)
+    {
+      apr_size_t drop = src->keep_pos - src->out_pos
+                        < (svn_filesize_t)src->out_len
+                      ? (apr_size_t)(src->keep_pos - src->out_pos)
+                      : src->out_len;
+      memmove(src->out, src->out + drop, src->out_len - drop);
+      src->out_len -= drop;
+      src->out_pos += drop;
+    }
+  if (src->out_len + n > src->out_cap)
+    {
+      apr_size_t cap = src->out_cap * 2 > src->out_len + n
+                     ? src->out_cap * 2 : src->out_len + n;
+      char *fresh = apr_palloc(src->reader->pool, cap);
+      if (src->out_len)
+        memcpy(fresh, src->out, src->out_len);
+      src->out = fresh;
+      src->out_cap = cap;
+    }
+}
+
+static svn_error_t *
+src_get(const char **data, rep_src_t *src, svn_filesize_t offset,
+        apr_size_t len);
+
+/* Check the trailer that must follow SRC's data (REP-5). */
+static svn_error_t *
+check_trailer(rep_src_t *src)
+{
+  svn_filesize_t saved = src->read_pos;
+
+  src->read_pos = src->data_len;
+  SVN_ERR(ensure_input(src, SVN_FS_FS__REP_TRAILER_LEN));
+  src->read_pos = saved;
+  if (memcmp(src->in + (src->data_len - src->in_pos), SVN_FS_FS__REP_TRAILER,
+             SVN_FS_FS__REP_TRAILER_LEN) != 0)
+    return svn_fs_fs__corrupt("REP-5", src_where(src),
+                              "Representation data is not followed by "
+                              "'ENDREP'");
+  return SVN_NO_ERROR;
+}
+
+/* Parse the next window header of DELTA source SRC into *W, load the
+   whole window into the input buffer and point *BODY at its sections.
+   *TOTAL is the window's stored size. */
+static svn_error_t *
+load_window(svn_fs_fs__svndiff_window_t *w, const char **body,
+            apr_size_t *total, rep_src_t *src)
+{
+  svn_boolean_t complete;
+  apr_size_t avail = (apr_size_t)(src->data_len - src->read_pos);
+  apr_size_t head = MIN(avail, SVN_FS_FS__SVNDIFF_WINDOW_HEADER_MAX);
+
+  SVN_ERR(ensure_input(src, head));
+  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_parse_window(
+                           w, &complete,
+                           src->in + (src->read_pos - src->in_pos), head),
+                         src));
+  *total = w->header_len + w->ins_len + w->new_len;
+  if (!complete || *total > avail)
+    return svn_fs_fs__corrupt_code(SVN_ERR_SVNDIFF_UNEXPECTED_END,
+                                   "SVNDIFF-13", src_where(src),
+                                   "Delta window runs past the end of the "
+                                   "representation");
+  SVN_ERR(ensure_input(src, *total));
+  *body = src->in + (src->read_pos - src->in_pos) + w->header_len;
+  return SVN_NO_ERROR;
+}
+
+/* Decode the next window of DELTA source SRC into its output buffer, or
+   set SRC->at_end after the last one. */
+static svn_error_t *
+decode_window(rep_src_t *src)
+{
+  svn_fs_fs__svndiff_window_t w;
+  svn_fs_fs__svndiff_sections_t sections;
+  const char *body, *source = NULL;
+  apr_size_t total;
+
+  if (src->read_pos >= src->data_len)
+    {
+      src->at_end = TRUE;
+      return svn_error_trace(check_trailer(src));
+    }
+
+  SVN_ERR(load_window(&w, &body, &total, src));
+  if (w.sview_len)
+    {
+      if (!src->base)
+        return svn_fs_fs__corrupt_code(SVN_ERR_SVNDIFF_CORRUPT_WINDOW,
+                                       "SVNDIFF-5", src_where(src),
+                                       "Delta against the empty text "
+                                       "has a source view");
+      SVN_ERR(src_get(&source, src->base, w.sview_offset, w.sview_len));
+    }
+
+  make_room(src, w.tview_len);
+  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_decode_sections(
+                           &sections, &w, src->version,
+                           (const unsigned char *)body, src->bufs), src));
+  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_apply(
+                           src->out + src->out_len, &w, &sections, source),
+                         src));
+  src->out_len += w.tview_len;
+  src->read_pos += total;
+  return SVN_NO_ERROR;
+}
+
+/* An error for a source view that SRC's text cannot satisfy. */
+static svn_error_t *
+view_beyond_end(rep_src_t *src, svn_filesize_t offset, apr_size_t len)
+{
+  return svn_fs_fs__corrupt_code(SVN_ERR_SVNDIFF_CORRUPT_WINDOW, "SVNDIFF-5",
+                                 src_where(src),
+                                 "Source view %" SVN_FILESIZE_T_FMT "+%"
+                                 APR_SIZE_T_FMT " lies beyond the end of "
+                                 "the delta base", offset, len);
+}
+
+/* Restart DELTA source SRC from its first window (REP-8 tolerance). */
+static void
+rewind_src(rep_src_t *src)
+{
+  src->read_pos = SVN_FS_FS__SVNDIFF_HEADER_LEN;
+  src->at_end = FALSE;
+  src->out_pos = 0;
+  src->out_len = 0;
+  src->keep_pos = 0;
+}
+
+/* Point *DATA to bytes [OFFSET, OFFSET+LEN) of SRC's fulltext.  Valid
+   until the next call for SRC. */
+static svn_error_t *
+src_get(const char **data, rep_src_t *src, svn_filesize_t offset,
+        apr_size_t len)
+{
+  svn_filesize_t end = offset + (svn_filesize_t)len;
+
+  switch (src->kind)
+    {
+      case SRC_MEMORY:
+        if (end > (svn_filesize_t)src->text_len)
+          return view_beyond_end(src, offset, len);
+        *data = src->text + offset;
+        return SVN_NO_ERROR;
+
+      case SRC_PLAIN:
+        if (end > src->data_len)
+          return view_beyond_end(src, offset, len);
+        if (offset >= src->in_pos
+            && end <= src->in_pos + (svn_filesize_t)src->in_len)
+          {
+            *data = src->in + (offset - src->in_pos);
+            return SVN_NO_ERROR;
+          }
+        make_room(src, len);   /* PLAIN: OUT_LEN stays 0 */
+        SVN_ERR(svn_fs_fs__revfile_read(src->out, len, src->file,
+                                        src->data_start + offset));
+        *data = src->out;
+        return SVN_NO_ERROR;
+
+      default:
+        if (offset < src->out_pos)
+          rewind_src(src);
+        src->keep_pos = offset;
+        while (src->out_pos + (svn_filesize_t)src->out_len < end)
+          {
+            if (src->at_end)
+              return view_beyond_end(src, offset, len);
+            SVN_ERR(decode_window(src));
+          }
+        *data = src->out + (offset - src->out_pos);
+        return SVN_NO_ERROR;
+    }
+}
+
+/* Copy up to *LEN bytes of TOP's fulltext from POS into BUF; fewer only
+   at the end of the text.  *LEN receives the count. */
+static svn_error_t *
+src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
+{
+  apr_size_t done = 0;
+
+  if (top->kind == SRC_MEMORY)
+    {
+      done = pos < (svn_filesize_t)top->text_len
+           ? MIN(*len, top->text_len - (apr_size_t)pos) : 0;
+      memcpy(buf, top->text + pos, done);
+    }
+  else if (top->kind == SRC_PLAIN)
+    {
+      done = pos < top->data_len
+           ? (apr_size_t)MIN((svn_filesize_t)*len, top->data_len - pos) : 0;
+      if (done >= PREFETCH_SIZE)
+        SVN_ERR(svn_fs_fs__revfile_read(buf, done, top->file,
+                                        top->data_start + pos));
+      else if (done)
+        {
+          top->read_pos = pos;
+          SVN_ERR(ensure_input(top, done));
+          memcpy(buf, top->in + (pos - top->in_pos), done);
+        }
+    }
+  else
+    while (done < *len)
+      {
+        svn_filesize_t at = pos + done;
+        svn_filesize_t have_end = top->out_pos + top->out_len;
+        if (at < have_end)
+          {
+            apr_size_t n = (apr_size_t)MIN((svn_filesize_t)(*len - done),
+                                           have_end - at);
+            memcpy(buf + done, top->out + (at - top->out_pos), n);
+            done += n;
+          }
+        else if (top->at_end)
+          break;
+        else
+          {
+            top->keep_pos = at;
+            SVN_ERR(decode_window(top));
+          }
+      }
+
+  *len = done;
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Reading a whole representation                                      */
+
+/* Start reading REP of FS in POOL: use the cached fulltext when there is
+   one, otherwise open the delta chain and prepare verification. */
+static svn_error_t *
+reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
+              apr_pool_t *pool)
+{
+  reader_t *r = apr_pcalloc(pool, sizeof(*r));
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->fulltext_cache;
+  svn_stringbuf_t *cached;
+
+  r->fs = fs;
+  r->pool = pool;
+  r->scratch = svn_pool_create(pool);
+  r->files = apr_array_make(pool, 4, sizeof(svn_fs_fs__revfile_t *));
+  r->rep = *rep;
+  r->expected_len = -1;
+  *result = r;
+
+  if (rep->txn_id || !SVN_IS_VALID_REVNUM(rep->revision))
+    return svn_fs_fs__unsupported("reading representations of "
+                                  "transactions");
+
+  SVN_ERR(cached_fulltext(&cached, fs, rep->revision, rep->item_index, pool));
+  if (cached)
+    {
+      r->top = memory_src(r, rep->revision, rep->item_index, cached->data,
+                          cached->len);
+      return SVN_NO_ERROR;
+    }
+
+  SVN_ERR(open_chain(&r->top, r, rep->revision, rep->item_index,
+                     rep->size));
+  r->verify = TRUE;
+  apr_md5_init(&r->md5);
+  if (rep->has_sha1)
+    apr_sha1_init(&r->sha1);
+
+  /* REP-7: a zero expanded size means "same as the stored size" for
+     PLAIN data; for deltas it is only trustworthy via the checksum. */
+  if (rep->expanded_size > 0)
+    r->expected_len = rep->expanded_size;
+  else if (r->top->kind == SRC_PLAIN)
+    r->expected_len = rep->size;
+
+  if (cache && r->expected_len >= 0
+      && r->expected_len <= FULLTEXT_CACHE_LIMIT
+      && svn_cache__is_cachable(cache, (apr_size_t)r->expected_len + 1))
+    r->collect = svn_stringbuf_create_ensure((apr_size_t)r->expected_len,
+                                             pool);
+  return SVN_NO_ERROR;
+}
+
+/* Compare DIGEST of KIND with the ACTUAL one computed for R. */
+static svn_error_t *
+check_digest(reader_t *r, svn_checksum_kind_t kind,
+             const unsigned char *expected, const unsigned char *actual)
+{
+  svn_checksum_t *e = svn_checksum_create(kind, r->scratch);
+  svn_checksum_t *a = svn_checksum_create(kind, r->scratch);
+  apr_size_t size = svn_checksum_size(e);
+
+  if (memcmp(expected, actual, size) == 0)
+    return SVN_NO_ERROR;
+  memcpy((unsigned char *)e->digest, expected, size);
+  memcpy((unsigned char *)a->digest, actual, size);
+  return svn_checksum_mismatch_err(e, a, r->pool,
+                                   "Fulltext of representation r%ld item %"
+                                   APR_UINT64_T_FMT " does not have the "
+                                   "recorded %s checksum (rule REP-7)",
+                                   r->rep.revision, r->rep.item_index,
+                                   kind == svn_checksum_md5 ? "MD5" : "SHA1");
+}
+
+/* Put TEXT, the verified fulltext of R's representation, into the
+   fulltext cache. */
+static svn_error_t *
+cache_fulltext(reader_t *r, svn_stringbuf_t *text)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(r->fs)->fulltext_cache;
+  svn_fs_fs__pair_cache_key_t key = make_key(r->rep.revision,
+                                             r->rep.item_index);
+
+  if (cache)
+    {
+      SVN_ERR(svn_cache__set(cache, &key, text, r->scratch));
+      svn_pool_clear(r->scratch);
+    }
+  return SVN_NO_ERROR;
+}
+
+/* The end of R's text was reached: verify it (REP-5, REP-7), cache it,
+   and release the files. */
+static svn_error_t *
+reader_finish(reader_t *r)
+{
+  r->finished = TRUE;
+  if (r->verify)
+    {
+      unsigned char digest[APR_SHA1_DIGESTSIZE];
+
+      if (r->top->kind == SRC_PLAIN)
+        SVN_ERR(check_trailer(r->top));
+      if (r->expected_len >= 0 && r->pos != r->expected_len)
+        return svn_fs_fs__corrupt("REP-7", src_where(r->top),
+                                  "Representation expands to %"
+                                  SVN_FILESIZE_T_FMT " bytes instead of "
+                                  "the recorded %" SVN_FILESIZE_T_FMT,
+                                  r->pos, r->expected_len);
+      apr_md5_final(digest, &r->md5);
+      SVN_ERR(check_digest(r, svn_checksum_md5, r->rep.md5_digest, digest));
+      if (r->rep.has_sha1)
+        {
+          apr_sha1_final(digest, &r->sha1);
+          SVN_ERR(check_digest(r, svn_checksum_sha1, r->rep.sha1_digest,
+                               digest));
+        }
+      if (r->collect && r->collect->len == (apr_size_t)r->pos)
+        SVN_ERR(cache_fulltext(r, r->collect));
+    }
+  return svn_error_trace(close_files(r));
+}
+
+/* Read up to *LEN bytes of R's fulltext into BUF (fewer only at its end),
+   verifying the text once the end is reached. */
+static svn_error_t *
+reader_read(reader_t *r, char *buf, apr_size_t *len,
+            svn_boolean_t collect)
+{
+  apr_size_t requested = *len;
+
+  if (r->finished)
+    {
+      *len = 0;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(src_read(buf, len, r->top, r->pos));
+  if (r->verify)
+    {
+      apr_md5_update(&r->md5, buf, *len);
+      if (r->rep.has_sha1)
+        apr_sha1_update(&r->sha1, buf, (unsigned int)*len);
+    }
+  if (r->collect && collect)
+    {
+      if (r->collect->len + *len > FULLTEXT_CACHE_LIMIT)
+        r->collect = NULL;
+      else
+        svn_stringbuf_appendbytes(r->collect, buf, *len);
+    }
+  r->pos += *len;
+  if (*len < requested)
+    SVN_ERR(reader_finish(r));
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+stream_read(void *baton, char *buffer, apr_size_t *len)
+{
+  return svn_error_trace(reader_read(baton, buffer, len, TRUE));
+}
+
+static svn_error_t *
+stream_close(void *baton)
+{
+  return svn_error_trace(close_files(baton));
+}
 
 svn_error_t *
 svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
                                const svn_fs_fs__rep_t *rep,
                                apr_pool_t *result_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__rep_contents_stream");
+  reader_t *r;
+
+  if (rep == NULL)
+    {
+      *contents = svn_stream_empty(result_pool);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(reader_create(&r, fs, rep, result_pool));
+  *contents = svn_stream_create(r, result_pool);
+  svn_stream_set_read2(*contents, stream_read, stream_read);
+  svn_stream_set_close(*contents, stream_close);
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -16,7 +818,134 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
                         const svn_fs_fs__rep_t *rep, apr_pool_t *result_pool,
                         apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__rep_contents");
+  apr_pool_t *pool;
+  reader_t *r;
+  svn_stringbuf_t *text;
+  svn_boolean_t cachable;
+
+  if (rep == NULL)
+    {
+      *contents = svn_stringbuf_create_empty(result_pool);
+      return SVN_NO_ERROR;
+    }
+  if (!rep->txn_id && SVN_IS_VALID_REVNUM(rep->revision))
+    {
+      SVN_ERR(cached_fulltext(contents, fs, rep->revision, rep->item_index,
+                              result_pool));
+      if (*contents)
+        return SVN_NO_ERROR;
+    }
+
+  pool = svn_pool_create(scratch_pool);
+  SVN_ERR(reader_create(&r, fs, rep, pool));
+  text = svn_stringbuf_create_ensure(r->expected_len > 0
+                                     ? (apr_size_t)r->expected_len : 64,
+                                     result_pool);
+  cachable = r->collect != NULL;
+  r->collect = NULL;   /* TEXT itself is the copy to cache */
+  while (!r->finished)
+    {
+      /* Asking for one byte more than expected ends the read at once. */
+      apr_size_t len = r->expected_len > (svn_filesize_t)text->len
+                     ? (apr_size_t)(r->expected_len - text->len) + 1
+                     : PREFETCH_SIZE;
+      svn_stringbuf_ensure(text, text->len + len);
+      SVN_ERR(reader_read(r, text->data + text->len, &len, FALSE));
+      text->len += len;
+    }
+  text->data[text->len] = '\0';
+  if (cachable)
+    SVN_ERR(cache_fulltext(r, text));
+  svn_pool_destroy(pool);
+  *contents = text;
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Delta streams                                                       */
+
+/* Baton of a delta stream: either the stored windows of SRC, or INNER
+   (a computed delta) with TARGET's MD5 reported on top. */
+typedef struct delta_baton_t
+{
+  reader_t *reader;
+  rep_src_t *src;
+  svn_txdelta_stream_t *inner;
+  unsigned char md5[APR_MD5_DIGESTSIZE];
+} delta_baton_t;
+
+/* svn_txdelta_next_window_fn_t handing out the stored windows. */
+static svn_error_t *
+stored_next_window(svn_txdelta_window_t **window, void *baton,
+                   apr_pool_t *pool)
+{
+  delta_baton_t *b = baton;
+  rep_src_t *src = b->src;
+  svn_fs_fs__svndiff_window_t w;
+  svn_fs_fs__svndiff_sections_t sections;
+  const char *body;
+  apr_size_t total;
+
+  *window = NULL;
+  if (src->at_end)
+    return SVN_NO_ERROR;
+  if (src->read_pos >= src->data_len)
+    {
+      src->at_end = TRUE;
+      SVN_ERR(check_trailer(src));
+      return svn_error_trace(close_files(b->reader));
+    }
+
+  SVN_ERR(load_window(&w, &body, &total, src));
+  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_decode_sections(
+                           &sections, &w, src->version,
+                           (const unsigned char *)body, src->bufs), src));
+  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_to_txdelta(window, &w, &sections,
+                                                       pool), src));
+  src->read_pos += total;
+  return SVN_NO_ERROR;
+}
+
+/* svn_txdelta_next_window_fn_t forwarding to the computed delta. */
+static svn_error_t *
+computed_next_window(svn_txdelta_window_t **window, void *baton,
+                     apr_pool_t *pool)
+{
+  delta_baton_t *b = baton;
+  return svn_error_trace(svn_txdelta_next_window(window, b->inner, pool));
+}
+
+static const unsigned char *
+delta_md5(void *baton)
+{
+  delta_baton_t *b = baton;
+  return b->md5;
+}
+
+/* If TARGET is stored as a delta against exactly SOURCE (NULL: the empty
+   text), set *SRC to TARGET's opened source, else to NULL. */
+static svn_error_t *
+open_stored_delta(rep_src_t **src, reader_t *r,
+                  const svn_fs_fs__rep_t *source,
+                  const svn_fs_fs__rep_t *target)
+{
+  rep_src_t *t;
+
+  *src = NULL;
+  if (target->txn_id || !SVN_IS_VALID_REVNUM(target->revision)
+      || (source && (source->txn_id
+                     || !SVN_IS_VALID_REVNUM(source->revision))))
+    return SVN_NO_ERROR;
+
+  SVN_ERR(src_open(&t, r, target->revision, target->item_index,
+                   target->size));
+  if (source == NULL ? t->header.kind == svn_fs_fs__rep_self_delta
+                     : (t->header.kind == svn_fs_fs__rep_delta
+                        && t->header.base_revision == source->revision
+                        && t->header.base_item_index == source->item_index))
+    *src = t;
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -25,7 +954,65 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                             const svn_fs_fs__rep_t *target,
                             apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__rep_delta_stream");
+  delta_baton_t *b = apr_pcalloc(pool, sizeof(*b));
+  svn_stream_t *source_stream, *target_stream;
+
+  if (target)
+    {
+      b->reader = apr_pcalloc(pool, sizeof(*b->reader));
+      b->reader->fs = fs;
+      b->reader->pool = pool;
+      b->reader->scratch = svn_pool_create(pool);
+      b->reader->files = apr_array_make(pool, 2,
+                                        sizeof(svn_fs_fs__revfile_t *));
+      b->reader->rep = *target;
+      memcpy(b->md5, target->md5_digest, sizeof(b->md5));
+      SVN_ERR(open_stored_delta(&b->src, b->reader, source, target));
+      if (b->src)
+        {
+          *stream = svn_txdelta_stream_create(b, stored_next_window,
+                                              delta_md5, pool);
+          return SVN_NO_ERROR;
+        }
+      SVN_ERR(close_files(b->reader));
+    }
+
+  /* General case: compute the delta between the two fulltexts. */
+  SVN_ERR(svn_fs_fs__rep_contents_stream(&source_stream, fs, source, pool));
+  SVN_ERR(svn_fs_fs__rep_contents_stream(&target_stream, fs, target, pool));
+  svn_txdelta2(&b->inner, source_stream, target_stream, target == NULL,
+               pool);
+  if (target == NULL)
+    {
+      *stream = b->inner;
+      return SVN_NO_ERROR;
+    }
+  *stream = svn_txdelta_stream_create(b, computed_next_window, delta_md5,
+                                      pool);
+  return SVN_NO_ERROR;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Cache access and identity                                           */
+
+typedef struct process_baton_t
+{
+  svn_fs_process_contents_func_t processor;
+  void *baton;
+} process_baton_t;
+
+/* svn_cache__partial_getter_func_t running the caller's processor on the
+   cached fulltext in place (the value ends with a NUL we skip). */
+static svn_error_t *
+process_cached(void **out, const void *data, apr_size_t data_len,
+               void *baton, apr_pool_t *result_pool)
+{
+  process_baton_t *pb = baton;
+
+  *out = NULL;
+  return svn_error_trace(pb->processor(data, data_len ? data_len - 1 : 0,
+                                       pb->baton, result_pool));
 }
 
 svn_error_t *
@@ -34,13 +1021,64 @@ svn_fs_fs__rep_try_process(svn_boolean_t *success, svn_fs_t *fs,
                            svn_fs_process_contents_func_t processor,
                            void *baton, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__rep_try_process");
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->fulltext_cache;
+  svn_fs_fs__pair_cache_key_t key;
+  process_baton_t pb;
+  void *dummy;
+
+  *success = FALSE;
+  if (!rep || !cache || rep->txn_id || !SVN_IS_VALID_REVNUM(rep->revision))
+    return SVN_NO_ERROR;
+  key = make_key(rep->revision, rep->item_index);
+  pb.processor = processor;
+  pb.baton = baton;
+  return svn_error_trace(svn_cache__get_partial(&dummy, success, cache, &key,
+                                                process_cached, &pb, pool));
 }
 
 svn_boolean_t
 svn_fs_fs__rep_same(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b)
 {
-  return FALSE;
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (a->revision != b->revision || a->item_index != b->item_index)
+    return FALSE;
+  if (a->txn_id == NULL || b->txn_id == NULL)
+    return a->txn_id == b->txn_id;
+  return strcmp(a->txn_id, b->txn_id) == 0;
+}
+
+/* Fulltext cache values: the text plus its terminating NUL, so that the
+   deserialiser can wrap the buffer it is given without copying. */
+static svn_error_t *
+serialize_fulltext(void **data, apr_size_t *data_len, void *in,
+                   apr_pool_t *pool)
+{
+  svn_stringbuf_t *text = in;
+
+  *data = text->data;
+  *data_len = text->len + 1;
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+deserialize_fulltext(void **out, void *data, apr_size_t data_len,
+                     apr_pool_t *pool)
+{
+  svn_stringbuf_t *text = apr_palloc(pool, sizeof(*text));
+
+  if (data_len == 0)
+    {
+      *out = svn_stringbuf_create_empty(pool);
+      return SVN_NO_ERROR;
+    }
+  text->pool = pool;
+  text->data = data;
+  text->len = data_len - 1;
+  text->blocksize = data_len;
+  text->data[text->len] = '\0';
+  *out = text;
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -48,5 +1086,16 @@ svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                             const char *prefix, apr_pool_t *result_pool,
                             apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__reps_init_caches");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  ffd->fulltext_cache = NULL;
+  ffd->txdelta_window_cache = NULL;
+  if (svn_fs_fs__cache_fulltexts_enabled(fs))
+    SVN_ERR(svn_fs_fs__make_cache(&ffd->fulltext_cache, membuffer,
+                                  serialize_fulltext, deserialize_fulltext,
+                                  sizeof(svn_fs_fs__pair_cache_key_t),
+                                  prefix, "TEXT",
+                                  SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
+                                  result_pool, scratch_pool));
+  return SVN_NO_ERROR;
 }
