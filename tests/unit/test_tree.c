@@ -1,0 +1,444 @@
+/* test_tree.c --- component test of the tree layer (tree.c, lookup.c,
+ * history.c, mergeinfo.c, tree_verify.c) on a small repository that the
+ * stock svnadmin builds at test time from a dump written here.
+ * Skipped (exit 77) when svnadmin is not installed.
+ *
+ * History of the test repository:
+ *   r1  add /trunk, /trunk/a.txt ("hello\n", prop p=v), /trunk/d,
+ *       /trunk/d/f ("x\n"), /branches
+ *   r2  modify /trunk/a.txt ("hello\nmore\n")
+ *   r3  copy /trunk@2 -> /branches/b
+ *   r4  modify /branches/b/a.txt ("b\n"); svn:mergeinfo "/trunk:2-3" on
+ *       /branches/b
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_strings.h>
+#include "svn_pools.h"
+#include "svn_hash.h"
+#include "svn_io.h"
+#include "svn_dirent_uri.h"
+#include "svn_mergeinfo.h"
+
+#include "repo.h"
+#include "tree.h"
+
+typedef struct fixture_t
+{
+  apr_pool_t *pool;
+  const char *dir;
+  svn_fs_t *fs;
+  /* Set while a lower layer still answers SVN_ERR_UNSUPPORTED_FEATURE:
+     the tests are skipped and the program exits 77. */
+  svn_boolean_t unavailable;
+} fixture_t;
+
+static fixture_t fixture;
+
+/* ---- building the dump ------------------------------------------- */
+
+static void
+add_revision(svn_stringbuf_t *dump, int rev)
+{
+  svn_stringbuf_appendcstr(dump, apr_psprintf(dump->pool,
+    "Revision-number: %d\nProp-content-length: 10\nContent-length: 10\n\n"
+    "PROPS-END\n\n", rev));
+}
+
+/* A node record; PROPS is a serialised hash without PROPS-END or NULL,
+   TEXT the file text or NULL, COPY_PATH/COPY_REV the copy source. */
+static void
+add_node(svn_stringbuf_t *dump, const char *path, const char *kind,
+         const char *action, const char *props, const char *text,
+         const char *copy_path, int copy_rev)
+{
+  apr_pool_t *p = dump->pool;
+  const char *prop_block = props ? apr_pstrcat(p, props, "PROPS-END\n",
+                                               SVN_VA_NULL) : NULL;
+  apr_size_t plen = prop_block ? strlen(prop_block) : 0;
+  apr_size_t tlen = text ? strlen(text) : 0;
+
+  svn_stringbuf_appendcstr(dump, apr_psprintf(p, "Node-path: %s\n", path));
+  if (kind)
+    svn_stringbuf_appendcstr(dump, apr_psprintf(p, "Node-kind: %s\n", kind));
+  svn_stringbuf_appendcstr(dump, apr_psprintf(p, "Node-action: %s\n",
+                                              action));
+  if (copy_path)
+    svn_stringbuf_appendcstr(dump, apr_psprintf(p,
+      "Node-copyfrom-rev: %d\nNode-copyfrom-path: %s\n", copy_rev,
+      copy_path));
+  if (prop_block)
+    svn_stringbuf_appendcstr(dump, apr_psprintf(p,
+      "Prop-content-length: %lu\n", (unsigned long)plen));
+  if (text)
+    svn_stringbuf_appendcstr(dump, apr_psprintf(p,
+      "Text-content-length: %lu\n", (unsigned long)tlen));
+  svn_stringbuf_appendcstr(dump, apr_psprintf(p, "Content-length: %lu\n\n",
+                                              (unsigned long)(plen + tlen)));
+  if (prop_block)
+    svn_stringbuf_appendcstr(dump, prop_block);
+  if (text)
+    svn_stringbuf_appendcstr(dump, text);
+  svn_stringbuf_appendcstr(dump, "\n\n");
+}
+
+static svn_stringbuf_t *
+make_dump(apr_pool_t *pool)
+{
+  svn_stringbuf_t *d = svn_stringbuf_create("SVN-fs-dump-format-version: "
+                                            "2\n\n", pool);
+  add_revision(d, 1);
+  add_node(d, "trunk", "dir", "add", "", NULL, NULL, 0);
+  add_node(d, "trunk/a.txt", "file", "add", "K 1\np\nV 1\nv\n", "hello\n",
+           NULL, 0);
+  add_node(d, "trunk/d", "dir", "add", "", NULL, NULL, 0);
+  add_node(d, "trunk/d/f", "file", "add", "", "x\n", NULL, 0);
+  add_node(d, "branches", "dir", "add", "", NULL, NULL, 0);
+  add_revision(d, 2);
+  add_node(d, "trunk/a.txt", "file", "change", NULL, "hello\nmore\n",
+           NULL, 0);
+  add_revision(d, 3);
+  add_node(d, "branches/b", "dir", "add", NULL, NULL, "trunk", 2);
+  add_revision(d, 4);
+  add_node(d, "branches/b/a.txt", "file", "change", NULL, "b\n", NULL, 0);
+  add_node(d, "branches/b", "dir", "change",
+           "K 13\nsvn:mergeinfo\nV 10\n/trunk:2-3\n", NULL, NULL, 0);
+  return d;
+}
+
+/* ---- fixture ------------------------------------------------------ */
+
+static int
+have_svnadmin(void)
+{
+  return system("svnadmin --version --quiet >/dev/null 2>&1") == 0;
+}
+
+/* Create the repository with the stock module (no LD_LIBRARY_PATH) and
+   open it through our internals. */
+static int
+setup(void **state)
+{
+  fixture_t *f = &fixture;
+  char tmpl[] = "/tmp/fsfs7-test-tree-XXXXXX";
+  const char *dump_path, *cmd;
+  svn_stringbuf_t *dump;
+  svn_error_t *err;
+
+  f->pool = svn_pool_create(NULL);
+  if (!mkdtemp(tmpl))
+    return -1;
+  f->dir = apr_pstrdup(f->pool, tmpl);
+  dump_path = svn_dirent_join(f->dir, "dump", f->pool);
+  dump = make_dump(f->pool);
+  if (svn_io_file_create_bytes(dump_path, dump->data, dump->len, f->pool))
+    return -1;
+  cmd = apr_psprintf(f->pool, "env -u LD_LIBRARY_PATH sh -c 'svnadmin "
+                     "create %s/repo && svnadmin load -q %s/repo < %s'",
+                     f->dir, f->dir, dump_path);
+  if (system(cmd) != 0)
+    return -1;
+
+  f->fs = apr_pcalloc(f->pool, sizeof(*f->fs));
+  f->fs->pool = f->pool;
+  f->fs->config = apr_hash_make(f->pool);
+  f->fs->path = (char *)svn_dirent_join(f->dir, "repo/db", f->pool);
+  err = svn_fs_fs__open_repo(f->fs, f->fs->path, f->pool);
+  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
+    {
+      fprintf(stderr, "test_tree: lower layers not ready: %s\n",
+              err->message);
+      svn_error_clear(err);
+      f->unavailable = TRUE;
+      *state = f;
+      return 0;
+    }
+  if (err)
+    {
+      svn_handle_error2(err, stderr, FALSE, "test_tree: ");
+      svn_error_clear(err);
+      return -1;
+    }
+  *state = f;
+  return 0;
+}
+
+static int
+teardown(void **state)
+{
+  fixture_t *f = &fixture;
+  if (f->dir)
+    svn_error_clear(svn_io_remove_dir2(f->dir, TRUE, NULL, NULL, f->pool));
+  svn_pool_destroy(f->pool);
+  return 0;
+}
+
+/* ---- helpers ------------------------------------------------------ */
+
+static svn_fs_root_t *
+root_at(svn_revnum_t rev)
+{
+  svn_fs_root_t *root;
+  svn_error_t *err;
+
+  if (fixture.unavailable)
+    skip();
+  err = svn_fs_fs__revision_root(&root, fixture.fs, rev, fixture.pool);
+  if (err)
+    svn_handle_error2(err, stderr, FALSE, "test_tree: ");
+  assert_null(err);
+  return root;
+}
+
+#define OK(expr) do { svn_error_t *err_ = (expr); \
+    if (err_) svn_handle_error2(err_, stderr, FALSE, "test_tree: "); \
+    assert_null(err_); } while (0)
+
+#define FAILS_WITH(code, expr) do { svn_error_t *err_ = (expr); \
+    assert_non_null(err_); assert_int_equal(err_->apr_err, (code)); \
+    svn_error_clear(err_); } while (0)
+
+/* ---- tests -------------------------------------------------------- */
+
+static void
+test_check_path(void **state)
+{
+  static const struct { const char *path; svn_node_kind_t kind; } cases[] = {
+    { "/", svn_node_dir }, { "", svn_node_dir },
+    { "/trunk/a.txt", svn_node_file }, { "trunk//d/", svn_node_dir },
+    { "/nope", svn_node_none }, { "/trunk/a.txt/x", svn_node_none },
+    { "/trunk/nope/x", svn_node_none }, { "/branches/b/d/f", svn_node_file },
+  };
+  svn_fs_root_t *root = root_at(4);
+  size_t i;
+
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+      svn_node_kind_t kind;
+      OK(root->vtable->check_path(&kind, root, cases[i].path, fixture.pool));
+      assert_int_equal(kind, cases[i].kind);
+    }
+}
+
+static void
+test_errors(void **state)
+{
+  svn_fs_root_t *root = root_at(4), *r;
+  const svn_fs_id_t *id;
+  svn_filesize_t len;
+
+  FAILS_WITH(SVN_ERR_FS_NOT_FOUND,
+             root->vtable->node_id(&id, root, "/nope", fixture.pool));
+  FAILS_WITH(SVN_ERR_FS_NOT_DIRECTORY,
+             root->vtable->node_id(&id, root, "/trunk/a.txt/x",
+                                   fixture.pool));
+  FAILS_WITH(SVN_ERR_FS_NOT_FILE,
+             root->vtable->file_length(&len, root, "/trunk", fixture.pool));
+  FAILS_WITH(SVN_ERR_FS_NO_SUCH_REVISION,
+             svn_fs_fs__revision_root(&r, fixture.fs, 99, fixture.pool));
+  FAILS_WITH(SVN_ERR_UNSUPPORTED_FEATURE,
+             root->vtable->make_dir(root, "/x", fixture.pool));
+}
+
+static void
+test_node_queries(void **state)
+{
+  svn_fs_root_t *root = root_at(4);
+  svn_revnum_t rev;
+  const char *path;
+  svn_fs_root_t *copy_root;
+  svn_fs_node_relation_t rel;
+
+  OK(root->vtable->node_created_rev(&rev, root, "/branches/b/d/f",
+                                    fixture.pool));
+  assert_int_equal(rev, 1);
+  OK(root->vtable->node_created_rev(&rev, root, "/branches/b", fixture.pool));
+  assert_int_equal(rev, 4);
+  OK(root->vtable->node_origin_rev(&rev, root, "/branches/b/a.txt",
+                                   fixture.pool));
+  assert_int_equal(rev, 1);
+  OK(root->vtable->node_created_path(&path, root, "/branches/b/d/f",
+                                     fixture.pool));
+  assert_string_equal(path, "/trunk/d/f");
+  OK(root->vtable->closest_copy(&copy_root, &path, root, "/branches/b/d/f",
+                                fixture.pool));
+  assert_non_null(copy_root);
+  assert_int_equal(copy_root->rev, 3);
+  assert_string_equal(path, "/branches/b");
+  OK(root->vtable->closest_copy(&copy_root, &path, root, "/trunk/d/f",
+                                fixture.pool));
+  assert_null(copy_root);
+  OK(root->vtable->node_relation(&rel, root, "/branches/b/d/f", root,
+                                 "/trunk/d/f", fixture.pool));
+  assert_int_equal(rel, svn_fs_node_unchanged);
+  OK(root->vtable->node_relation(&rel, root, "/branches/b/a.txt", root,
+                                 "/trunk/a.txt", fixture.pool));
+  assert_int_equal(rel, svn_fs_node_common_ancestor);
+  OK(root->vtable->node_relation(&rel, root, "/trunk/a.txt", root,
+                                 "/trunk/d/f", fixture.pool));
+  assert_int_equal(rel, svn_fs_node_unrelated);
+
+  root = root_at(3);
+  OK(root->vtable->copied_from(&rev, &path, root, "/branches/b",
+                               fixture.pool));
+  assert_int_equal(rev, 2);
+  assert_string_equal(path, "/trunk");
+}
+
+static void
+test_contents_and_props(void **state)
+{
+  svn_fs_root_t *root = root_at(4);
+  svn_filesize_t len;
+  svn_stream_t *stream;
+  svn_stringbuf_t *text;
+  svn_string_t *value;
+  apr_hash_t *entries;
+  svn_boolean_t has_props;
+  int changed;
+
+  OK(root->vtable->file_length(&len, root, "/trunk/a.txt", fixture.pool));
+  assert_int_equal(len, 11);
+  OK(root->vtable->file_contents(&stream, root, "/branches/b/a.txt",
+                                 fixture.pool));
+  OK(svn_stringbuf_from_stream(&text, stream, 0, fixture.pool));
+  assert_string_equal(text->data, "b\n");
+  OK(root->vtable->node_prop(&value, root, "/trunk/a.txt", "p",
+                             fixture.pool));
+  assert_non_null(value);
+  assert_string_equal(value->data, "v");
+  OK(root->vtable->node_has_props(&has_props, root, "/trunk/d/f",
+                                  fixture.pool));
+  assert_false(has_props);
+  OK(root->vtable->dir_entries(&entries, root, "/trunk", fixture.pool));
+  assert_int_equal(apr_hash_count(entries), 2);
+  assert_non_null(svn_hash_gets(entries, "d"));
+  OK(root->vtable->contents_changed(&changed, root, "/trunk/a.txt", root,
+                                    "/branches/b/a.txt", TRUE,
+                                    fixture.pool));
+  assert_true(changed);
+  OK(root->vtable->props_changed(&changed, root, "/trunk/a.txt", root,
+                                 "/branches/b/a.txt", TRUE, fixture.pool));
+  assert_false(changed);
+}
+
+static void
+test_history(void **state)
+{
+  static const struct { const char *path; svn_revnum_t rev; } expect[] = {
+    { "/branches/b/a.txt", 4 }, { "/branches/b/a.txt", 3 },
+    { "/trunk/a.txt", 2 }, { "/trunk/a.txt", 1 },
+  };
+  svn_fs_root_t *root = root_at(4);
+  svn_fs_history_t *history;
+  size_t i, n;
+  int cross;
+
+  for (cross = 0; cross < 2; cross++)
+    {
+      n = cross ? 4 : 2;
+      OK(root->vtable->node_history(&history, root, "/branches/b/a.txt",
+                                    fixture.pool, fixture.pool));
+      for (i = 0; i < n; i++)
+        {
+          const char *path;
+          svn_revnum_t rev;
+
+          OK(history->vtable->prev(&history, history, cross, fixture.pool,
+                                   fixture.pool));
+          assert_non_null(history);
+          OK(history->vtable->location(&path, &rev, history, fixture.pool));
+          assert_string_equal(path, expect[i].path);
+          assert_int_equal(rev, expect[i].rev);
+        }
+      OK(history->vtable->prev(&history, history, cross, fixture.pool,
+                               fixture.pool));
+      assert_null(history);
+    }
+}
+
+static svn_error_t *
+collect(const char *path, svn_mergeinfo_t mergeinfo, void *baton,
+        apr_pool_t *pool)
+{
+  svn_stringbuf_t *out = baton;
+  svn_string_t *text;
+
+  SVN_ERR(svn_mergeinfo_to_string(&text, mergeinfo, pool));
+  svn_stringbuf_appendcstr(out, apr_psprintf(pool, "%s=%s;", path,
+                                             text->data));
+  return SVN_NO_ERROR;
+}
+
+static void
+test_mergeinfo(void **state)
+{
+  svn_fs_root_t *root = root_at(4);
+  apr_array_header_t *paths = apr_array_make(fixture.pool, 1,
+                                             sizeof(const char *));
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(fixture.pool);
+
+  APR_ARRAY_PUSH(paths, const char *) = "/branches/b/d/f";
+  OK(root->vtable->get_mergeinfo(root, paths, svn_mergeinfo_inherited, FALSE,
+                                 TRUE, collect, out, fixture.pool));
+  assert_string_equal(out->data, "/branches/b/d/f=/trunk/d/f:2-3;");
+  svn_stringbuf_setempty(out);
+  OK(root->vtable->get_mergeinfo(root, paths, svn_mergeinfo_explicit, FALSE,
+                                 TRUE, collect, out, fixture.pool));
+  assert_string_equal(out->data, "");
+  APR_ARRAY_IDX(paths, 0, const char *) = "/";
+  OK(root->vtable->get_mergeinfo(root, paths, svn_mergeinfo_explicit, TRUE,
+                                 TRUE, collect, out, fixture.pool));
+  assert_string_equal(out->data, "/branches/b=/trunk:2-3;");
+}
+
+static void
+test_changes_and_verify(void **state)
+{
+  svn_fs_root_t *root = root_at(3);
+  apr_hash_t *changes;
+  svn_fs_path_change2_t *change;
+  svn_revnum_t rev;
+
+  OK(root->vtable->paths_changed(&changes, root, fixture.pool));
+  assert_int_equal(apr_hash_count(changes), 1);
+  change = svn_hash_gets(changes, "/branches/b");
+  assert_non_null(change);
+  assert_int_equal(change->change_kind, svn_fs_path_change_add);
+  assert_int_equal(change->copyfrom_rev, 2);
+  assert_string_equal(change->copyfrom_path, "/trunk");
+  for (rev = 0; rev <= 4; rev++)
+    OK(svn_fs_fs__verify_root(root_at(rev), fixture.pool));
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_check_path),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_node_queries),
+    cmocka_unit_test(test_contents_and_props),
+    cmocka_unit_test(test_history),
+    cmocka_unit_test(test_mergeinfo),
+    cmocka_unit_test(test_changes_and_verify),
+  };
+  int failures;
+
+  apr_initialize();
+  if (!have_svnadmin())
+    {
+      fprintf(stderr, "test_tree: svnadmin not found, skipping\n");
+      return 77;
+    }
+  failures = cmocka_run_group_tests(tests, setup, teardown);
+  return failures ? failures : fixture.unavailable ? 77 : 0;
+}
