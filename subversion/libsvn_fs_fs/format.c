@@ -76,6 +76,15 @@ parse_option(svn_fs_fs__format_t *format, const char *line, apr_size_t len,
   return SVN_NO_ERROR;
 }
 
+/* TRUE if everything from P to END is line feeds. */
+static svn_boolean_t
+trailing_blank(const char *p, const char *end)
+{
+  while (p < end && *p == '\n')
+    p++;
+  return p == end;
+}
+
 /* The first line: the format number (FORMAT-1, FORMAT-2). */
 static svn_error_t *
 parse_number_line(svn_fs_fs__format_t *format, const char *line,
@@ -119,6 +128,8 @@ svn_fs_fs__format_parse(svn_fs_fs__format_t *format, const char *data,
 
       if (first)
         SVN_ERR(parse_number_line(format, line, line_len, where));
+      else if (line_len == 0 && trailing_blank(line, end))
+        break;  /* FORMAT-5: blank lines at the very end are harmless */
       else
         SVN_ERR(parse_option(format, line, line_len, where));
       first = FALSE;

@@ -20,6 +20,12 @@ svn_error_t *
 svn_fs_fs__create_repo(svn_fs_t *fs, const char *path,
                        apr_pool_t *scratch_pool);
 
+/* The bytes of revision 0's rev file as stock writes it for logical
+   (LOGICAL) or physical addressing (doc/format/r0.md).  Static data. */
+void
+svn_fs_fs__r0_contents(const unsigned char **data, apr_size_t *len,
+                       svn_boolean_t logical);
+
 /* Open the repository at PATH into FS: read format, uuid, fsfs.conf,
    min-unpacked-rev; set fs->vtable; set up caches.  Allocates
    fs->fsap_data in fs->pool. */

@@ -70,6 +70,14 @@ static const unsigned char r0_logical[253] = {
   0x49,
 };
 
+void
+svn_fs_fs__r0_contents(const unsigned char **data, apr_size_t *len,
+                       svn_boolean_t logical)
+{
+  *data = logical ? r0_logical : r0_physical;
+  *len = logical ? sizeof(r0_logical) : sizeof(r0_physical);
+}
+
 /* Stock's default number of revisions per shard. */
 #define DEFAULT_SHARD_SIZE 1000
 
@@ -174,13 +182,11 @@ write_r0(const char *db, const svn_fs_fs__format_t *format, apr_pool_t *pool)
                                                      : "revprops/0";
   apr_hash_t *props = apr_hash_make(pool);
   svn_stringbuf_t *dump = svn_stringbuf_create_empty(pool);
+  const unsigned char *r0;
+  apr_size_t r0_len;
 
-  if (format->use_log_addressing)
-    SVN_ERR(write_db_file(db, rev_name, r0_logical, sizeof(r0_logical),
-                          TRUE, pool));
-  else
-    SVN_ERR(write_db_file(db, rev_name, r0_physical, sizeof(r0_physical),
-                          TRUE, pool));
+  svn_fs_fs__r0_contents(&r0, &r0_len, format->use_log_addressing);
+  SVN_ERR(write_db_file(db, rev_name, r0, r0_len, TRUE, pool));
   svn_hash_sets(props, SVN_PROP_REVISION_DATE,
                 svn_string_create(svn_time_to_cstring(apr_time_now(), pool),
                                   pool));

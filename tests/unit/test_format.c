@@ -1,0 +1,100 @@
+/* test_format.c --- unit tests for format.c (doc/format/format.md). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include "format.h"
+#include "admin_test_util.h"
+
+/* Every good vector parses, and unparsing gives back the same bytes
+   (the vectors are files written by stock svnadmin). */
+static void
+test_good_vectors(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *dir = admin_vector_dir("good", "format", pool);
+  apr_array_header_t *names = admin_vector_names(dir, pool);
+  int i;
+
+  for (i = 0; i < names->nelts; i++)
+    {
+      const char *name = APR_ARRAY_IDX(names, i, const char *);
+      svn_stringbuf_t *text = admin_vector_load(dir, name, pool);
+      svn_fs_fs__format_t format;
+
+      assert_null(svn_fs_fs__format_parse(&format, text->data, text->len,
+                                          name));
+      assert_string_equal(svn_fs_fs__format_unparse(&format, pool),
+                          text->data);
+    }
+  svn_pool_destroy(pool);
+}
+
+static void
+test_bad_vectors(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *dir = admin_vector_dir("bad", "format", pool);
+  apr_array_header_t *names = admin_vector_names(dir, pool);
+  int i;
+
+  for (i = 0; i < names->nelts; i++)
+    {
+      const char *name = APR_ARRAY_IDX(names, i, const char *);
+      svn_stringbuf_t *text = admin_vector_load(dir, name, pool);
+      svn_fs_fs__format_t format;
+      apr_status_t code;
+      const char *rule;
+
+      admin_vector_expect(&code, &rule, dir, name, pool);
+      admin_check_error(svn_fs_fs__format_parse(&format, text->data,
+                                                text->len, name),
+                        code, rule, name);
+    }
+  svn_pool_destroy(pool);
+}
+
+/* Decoded fields, table driven. */
+static void
+test_fields(void **state)
+{
+  static const struct {
+    const char *text;
+    int format, shard;
+    svn_boolean_t logical;
+  } cases[] = {
+    { "6\nlayout sharded 1000\n", 6, 1000, FALSE },
+    { "7\nlayout sharded 1000\naddressing logical\n", 7, 1000, TRUE },
+    { "7\nlayout linear\naddressing physical\n", 7, 0, FALSE },
+    { "8\nlayout sharded 4\naddressing logical\n", 8, 4, TRUE },
+    { "8\n", 8, 0, FALSE },                     /* FORMAT-3/4 defaults */
+    { "8\nlayout sharded 9\n\n\n", 8, 9, FALSE }, /* trailing blanks */
+    { "7\nlayout sharded 100", 7, 100, FALSE },   /* no final LF */
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+      svn_fs_fs__format_t f;
+      assert_null(svn_fs_fs__format_parse(&f, cases[i].text,
+                                          strlen(cases[i].text), NULL));
+      assert_int_equal(f.format, cases[i].format);
+      assert_int_equal(f.max_files_per_dir, cases[i].shard);
+      assert_int_equal(f.use_log_addressing, cases[i].logical);
+    }
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_good_vectors),
+    cmocka_unit_test(test_bad_vectors),
+    cmocka_unit_test(test_fields),
+  };
+
+  apr_initialize();
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
