@@ -185,8 +185,11 @@ def measure(argv, env, stdin_path, server, errfile):
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     with open(errfile, "wb") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, env=env, stdin=stdin,
-                                stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            proc = subprocess.Popen(argv, env=env, stdin=stdin,
+                                    stdout=subprocess.DEVNULL, stderr=err)
+        except OSError as oserr:
+            return ("fail", 0.0, 0.0, 0.0, "cannot run: %s" % oserr)
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -370,8 +373,13 @@ def parse_args(argv):
         else:
             value = sel["accesses" if name == "access" else name]
         setattr(args, name, value)
-    args.load_caches = sel["load_caches"] if not args.caches or \
-        args.mode == "full" else None
+    # load is slow and cache-insensitive: the preset's load caches that
+    # were selected, else the first selected cache
+    if sel["load_caches"] is None:
+        args.load_caches = None
+    else:
+        args.load_caches = tuple(c for c in sel["load_caches"]
+                                 if c in args.caches) or args.caches[:1]
     args.reps = args.reps or sel["reps"]
     args.log_limit = args.log_limit or sel["log_limit"]
     args.modules = tuple(m for m in args.modules.split(",") if m)
@@ -441,6 +449,12 @@ def main(argv=None):
         "bench-results", "%s-%s" % (args.mode, time.strftime("%Y%m%d-%H%M")))
     os.makedirs(out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
+    # Measure a snapshot: a rebuild during a long run must not pull the
+    # binary from under us.
+    snapshot = os.path.join(args.work, "svnbench")
+    shutil.copy2(args.svnbench, snapshot + ".new")
+    os.replace(snapshot + ".new", snapshot)
+    args.svnbench = snapshot
     meta = {"mode": args.mode, "command": " ".join(
         ["tools/bench/run.py"] + (argv if argv is not None else sys.argv[1:])),
         "started": datetime.datetime.utcnow().isoformat() + "Z",

@@ -27,6 +27,7 @@ count_prop(svnbench_totals_t *totals, const char *name,
       totals->entry_props++;
       break;
     default:   /* svn:wc:* cache data of the http layer */
+      totals->wc_props++;
       break;
     }
 }

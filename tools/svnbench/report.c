@@ -29,6 +29,7 @@ static const counter_t counters[] = {
   COUNTER(props, "properties"),
   COUNTER(prop_bytes, "bytes in properties"),
   COUNTER(entry_props, "entry properties"),
+  COUNTER(wc_props, "working copy properties"),
   COUNTER(net_bytes, "bytes transferred over network"),
   { NULL, NULL, 0 }
 };

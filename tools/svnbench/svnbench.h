@@ -29,6 +29,7 @@ typedef struct svnbench_totals_t
   apr_int64_t props;          /* regular node properties */
   apr_int64_t prop_bytes;     /* bytes of regular node property values */
   apr_int64_t entry_props;    /* svn:entry:* properties sent by the server */
+  apr_int64_t wc_props;       /* svn:wc:* properties (http:// only) */
   apr_int64_t net_bytes;      /* bytes the RA layer reported as moved */
   apr_off_t net_session_last; /* last cumulative value of this session */
   svn_revnum_t revision;      /* revision exported / listed, or youngest */
