@@ -1,14 +1,133 @@
-/* node.c --- placeholder: every function fails with SVN_ERR_UNSUPPORTED_FEATURE
-   until its layer implements it. */
+/* node.c --- node-revisions, directories, node properties and changed-path
+ * lists of committed revisions (node.h; storage layer, read side).
+ *
+ * Finds items through index.h, reads them through revfile.h / rep_read.h,
+ * decodes them with the codecs (noderev_codec.h, dirent_codec.h,
+ * changes_codec.h, hashdump.h) and keeps the results in the nodes layer's
+ * caches (node_cache.h).  Formats: doc/format/noderev.md, directories.md,
+ * changes.md.
+ */
+#include <string.h>
+#include <apr_strings.h>
+
+#include "svn_hash.h"
+#include "svn_pools.h"
+
+#include "caching.h"
+#include "changes_codec.h"
 #include "corrupt.h"
+#include "dirent_codec.h"
+#include "hashdump.h"
+#include "id.h"
+#include "index.h"
 #include "node.h"
+#include "node_cache.h"
+#include "noderev_codec.h"
+#include "rep_read.h"
+#include "revfile.h"
+
+/* First read size for a node-rev; nearly all records are shorter. */
+#define NODEREV_FIRST_READ 1024
+/* Node-revs longer than this are corrupt (paths are the only long part). */
+#define NODEREV_MAX_LEN (16 * 1024 * 1024)
+/* Read size for changed-path lists. */
+#define CHANGES_CHUNK (64 * 1024)
+/* Entries per cached block of a changed-path list. */
+#define CHANGES_BLOCK 256
+
+/* ------------------------------------------------------------------ */
+/* Node-revisions                                                       */
+
+/* Read the record starting at OFFSET of FILE into *TEXT / *LEN. */
+static svn_error_t *
+read_record(const char **text, apr_size_t *len, svn_fs_fs__revfile_t *file,
+            apr_off_t offset, const char *where, apr_pool_t *pool)
+{
+  apr_size_t want = NODEREV_FIRST_READ;
+
+  for (;;)
+    {
+      const char *data;
+      apr_size_t got, rec_len;
+
+      SVN_ERR(svn_fs_fs__revfile_read_some(&data, &got, file, offset, want,
+                                           pool));
+      rec_len = svn_fs_fs__noderev_record_len(data, got);
+      if (rec_len)
+        {
+          *text = data;
+          *len = rec_len;
+          return SVN_NO_ERROR;
+        }
+      if (got < want || want >= NODEREV_MAX_LEN)
+        return svn_fs_fs__corrupt("NODEREV-1", where,
+                                  "Node-rev record is not terminated");
+      want *= 4;
+    }
+}
+
+/* Fetch the node-rev at (REV, ITEM) from disk. */
+static svn_error_t *
+read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+             const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
+             apr_pool_t *scratch_pool)
+{
+  svn_revnum_t rev = id->rev_item.revision;
+  svn_fs_fs__revfile_t *file;
+  apr_off_t offset;
+  const char *text = NULL, *where;
+  apr_size_t len = 0;
+
+  SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rev, scratch_pool,
+                                  scratch_pool));
+  SVN_ERR(svn_fs_fs__item_offset(&offset, fs, file, rev,
+                                 id->rev_item.number, scratch_pool));
+  where = apr_psprintf(scratch_pool, "node-rev %s",
+                       svn_fs_fs__id_unparse(id, scratch_pool)->data);
+  SVN_ERR(read_record(&text, &len, file, offset, where, scratch_pool));
+  SVN_ERR(svn_fs_fs__noderev_parse(noderev, text, len, where, result_pool,
+                                   scratch_pool));
+  SVN_ERR(svn_fs_fs__revfile_close(file));
+
+  /* NODEREV-2: the record must be the one the ID points at; anything else
+     means the index or the ID is broken. */
+  if (!svn_fs_fs__id_eq((*noderev)->id, id))
+    return svn_fs_fs__corrupt("NODEREV-2", where,
+                              "Node-rev at this location has ID '%s'",
+                              svn_fs_fs__id_unparse((*noderev)->id,
+                                                    scratch_pool)->data);
+  return SVN_NO_ERROR;
+}
 
 svn_error_t *
 svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                        const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
                        apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__get_noderev");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__pair_cache_key_t key;
+  svn_boolean_t found;
+
+  if (svn_fs_fs__id_is_txn(id))
+    return svn_error_createf(SVN_ERR_FS_ID_NOT_FOUND, NULL,
+                             "Node-rev '%s' belongs to a transaction",
+                             svn_fs_fs__id_unparse(id, scratch_pool)->data);
+  key.revision = id->rev_item.revision;
+  key.second = (apr_int64_t)id->rev_item.number;
+  if (ffd->node_revision_cache)
+    {
+      SVN_ERR(svn_cache__get((void **)noderev, &found,
+                             ffd->node_revision_cache, &key, result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
+
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(key.revision, fs, scratch_pool));
+  SVN_ERR(read_noderev(noderev, fs, id, result_pool, scratch_pool));
+  if (ffd->node_revision_cache)
+    SVN_ERR(svn_cache__set(ffd->node_revision_cache, &key, *noderev,
+                           scratch_pool));
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -16,7 +135,58 @@ svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
                        svn_revnum_t rev, apr_pool_t *result_pool,
                        apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__rev_root_id");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__id_part_t zero = { 0, 0 };
+  svn_fs_fs__revfile_t *file;
+  apr_off_t root_offset, changes_offset, start, end;
+  svn_boolean_t found;
+
+  /* The root directory always has node-id and copy-id 0 (ID-6); with
+     logical addressing it is item 2 of its revision (ADDR-2), so no I/O
+     is needed.  Physical addressing names it by the trailer's offset. */
+  if (svn_fs_fs__use_log_addressing(fs))
+    {
+      SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, scratch_pool));
+      *root_id = svn_fs_fs__id_create_rev(&zero, &zero, rev,
+                                          SVN_FS_FS__ITEM_INDEX_ROOT_NODE,
+                                          result_pool);
+      return SVN_NO_ERROR;
+    }
+
+  if (ffd->rev_root_id_cache)
+    {
+      SVN_ERR(svn_cache__get((void **)root_id, &found, ffd->rev_root_id_cache,
+                             &rev, result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, scratch_pool));
+
+  SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rev, scratch_pool,
+                                  scratch_pool));
+  SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &changes_offset, fs, file,
+                                 rev, scratch_pool));
+  SVN_ERR(svn_fs_fs__rev_bounds(&start, &end, fs, file, rev, scratch_pool));
+  SVN_ERR(svn_fs_fs__revfile_close(file));
+  *root_id = svn_fs_fs__id_create_rev(&zero, &zero, rev,
+                                      (apr_uint64_t)(root_offset - start),
+                                      result_pool);
+  if (ffd->rev_root_id_cache)
+    SVN_ERR(svn_cache__set(ffd->rev_root_id_cache, &rev, (void *)*root_id,
+                           scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Directories                                                          */
+
+/* Mutable (transaction) contents are not stored in revisions. */
+static svn_error_t *
+check_committed(const svn_fs_fs__rep_t *rep, const char *what)
+{
+  if (rep && rep->txn_id)
+    return svn_fs_fs__unsupported(what);
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -24,7 +194,41 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
                        const svn_fs_fs__noderev_t *noderev,
                        apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__dir_entries");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  const svn_fs_fs__rep_t *rep = noderev->data_rep;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_stringbuf_t *text;
+  svn_boolean_t found;
+  const char *where;
+
+  if (noderev->kind != svn_node_dir)
+    return svn_error_create(SVN_ERR_FS_NOT_DIRECTORY, NULL,
+                            "Can't get entries of non-directory");
+  SVN_ERR(check_committed(rep, "listing transaction directories"));
+  if (rep == NULL)
+    {
+      *entries = apr_array_make(result_pool, 0, sizeof(svn_fs_dirent_t *));
+      return SVN_NO_ERROR;
+    }
+  key.revision = rep->revision;
+  key.second = (apr_int64_t)rep->item_index;
+  if (ffd->dir_cache)
+    {
+      SVN_ERR(svn_cache__get((void **)entries, &found, ffd->dir_cache, &key,
+                             result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
+
+  SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, scratch_pool,
+                                  scratch_pool));
+  where = apr_psprintf(scratch_pool, "directory of %s",
+                       noderev->created_path);
+  SVN_ERR(svn_fs_fs__dirents_parse(entries, text->data, text->len, FALSE,
+                                   where, result_pool, scratch_pool));
+  if (ffd->dir_cache)
+    SVN_ERR(svn_cache__set(ffd->dir_cache, &key, *entries, scratch_pool));
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -32,15 +236,252 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
                      const svn_fs_fs__noderev_t *noderev, const char *name,
                      apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__dir_entry");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  const svn_fs_fs__rep_t *rep = noderev->data_rep;
+  apr_array_header_t *entries;
+  int idx;
+
+  /* Hot path of every path walk: look the name up inside the cached
+     value without deserialising the whole listing. */
+  if (ffd->dir_cache && rep && !rep->txn_id
+      && noderev->kind == svn_node_dir)
+    {
+      svn_fs_fs__pair_cache_key_t key;
+      svn_boolean_t found;
+
+      key.revision = rep->revision;
+      key.second = (apr_int64_t)rep->item_index;
+      SVN_ERR(svn_cache__get_partial((void **)dirent, &found, ffd->dir_cache,
+                                     &key, svn_fs_fs__dirents_get_entry,
+                                     (void *)name, result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
+
+  SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, noderev, scratch_pool,
+                                 scratch_pool));
+  idx = svn_fs_fs__dirent_find(entries, name);
+  if (idx < 0)
+    *dirent = NULL;
+  else
+    {
+      const svn_fs_dirent_t *d = APR_ARRAY_IDX(entries, idx,
+                                               svn_fs_dirent_t *);
+      *dirent = apr_palloc(result_pool, sizeof(**dirent));
+      (*dirent)->name = apr_pstrdup(result_pool, d->name);
+      (*dirent)->kind = d->kind;
+      (*dirent)->id = SVN_FS_FS__PUBLIC_ID(
+                        svn_fs_fs__id_copy(SVN_FS_FS__ID(d->id),
+                                           result_pool));
+    }
+  return SVN_NO_ERROR;
 }
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                           */
 
 svn_error_t *
 svn_fs_fs__node_proplist(apr_hash_t **props, svn_fs_t *fs,
                          const svn_fs_fs__noderev_t *noderev,
                          apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__node_proplist");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  const svn_fs_fs__rep_t *rep = noderev->prop_rep;
+  svn_cache__t *cache = svn_fs_fs__cache_nodeprops_enabled(fs)
+                      ? ffd->properties_cache : NULL;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_stringbuf_t *text;
+  svn_boolean_t found;
+
+  SVN_ERR(check_committed(rep, "reading transaction node properties"));
+  if (rep == NULL)
+    {
+      *props = apr_hash_make(result_pool);
+      return SVN_NO_ERROR;
+    }
+  key.revision = rep->revision;
+  key.second = (apr_int64_t)rep->item_index;
+  if (cache)
+    {
+      SVN_ERR(svn_cache__get((void **)props, &found, cache, &key,
+                             result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
+
+  SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, scratch_pool,
+                                  scratch_pool));
+  SVN_ERR(svn_fs_fs__hashdump_parse(props, NULL, text->data, text->len,
+                                    apr_psprintf(scratch_pool,
+                                                 "properties of %s",
+                                                 noderev->created_path),
+                                    result_pool));
+  if (cache)
+    SVN_ERR(svn_cache__set(cache, &key, *props, scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Changed-path lists                                                   */
+
+/* Sequential reader of change-list text.  Only the current window of the
+   file is in memory; it lives in POOL, which is cleared on each refill,
+   so walking a huge list needs constant memory. */
+typedef struct changes_reader_t
+{
+  svn_fs_fs__revfile_t *file;
+  apr_off_t buf_offset;            /* file offset of BUF[0] */
+  const char *buf;
+  apr_size_t len, pos;
+  svn_boolean_t eof;               /* BUF ends where the file ends */
+  const char *where;
+  apr_pool_t *pool;
+} changes_reader_t;
+
+/* Classify the text at R's position (CHANGES-1), refilling as needed. */
+static svn_error_t *
+reader_next(svn_fs_fs__change_scan_t *what, apr_size_t *n,
+            changes_reader_t *r)
+{
+  for (;;)
+    {
+      apr_size_t want = CHANGES_CHUNK;
+
+      *what = svn_fs_fs__change_scan(n, r->buf + r->pos, r->len - r->pos);
+      if (*what != svn_fs_fs__change_scan_incomplete)
+        return SVN_NO_ERROR;
+      if (r->eof)
+        return svn_fs_fs__corrupt("CHANGES-1", r->where,
+                                  "Changed-path list is not terminated");
+
+      /* One entry larger than the window: grow the window. */
+      if (r->pos == 0 && r->len > 0)
+        want = r->len * 2;
+      if (want > NODEREV_MAX_LEN * 4)
+        return svn_fs_fs__corrupt("CHANGES-1", r->where,
+                                  "Changed-path entry is too long");
+      r->buf_offset += r->pos;
+      svn_pool_clear(r->pool);
+      SVN_ERR(svn_fs_fs__revfile_read_some(&r->buf, &r->len, r->file,
+                                           r->buf_offset, want, r->pool));
+      r->pos = 0;
+      r->eof = r->len < want;
+    }
+}
+
+/* Skip SKIP entries, then read up to MAX entries into BLOCK. */
+static svn_error_t *
+read_block(svn_fs_fs__changes_block_t *block, changes_reader_t *r,
+           apr_size_t skip, apr_size_t max, apr_pool_t *result_pool)
+{
+  block->changes = apr_array_make(result_pool, 16,
+                                  sizeof(svn_fs_fs__change_t *));
+  block->done = FALSE;
+  for (;;)
+    {
+      svn_fs_fs__change_scan_t what;
+      svn_fs_fs__change_t *change;
+      apr_size_t n;
+
+      SVN_ERR(reader_next(&what, &n, r));
+      if (what == svn_fs_fs__change_scan_end)
+        {
+          block->done = TRUE;
+          r->pos += n;
+          break;
+        }
+      if (skip == 0 && (apr_size_t)block->changes->nelts == max)
+        break;
+      if (skip)
+        skip--;
+      else
+        {
+          /* CHANGES-3: "reset" entries never appear in revisions. */
+          SVN_ERR(svn_fs_fs__change_parse(&change, r->buf + r->pos, n,
+                                          FALSE, r->where, result_pool));
+          APR_ARRAY_PUSH(block->changes, svn_fs_fs__change_t *) = change;
+        }
+      r->pos += n;
+    }
+  block->next_offset = r->buf_offset + (apr_off_t)r->pos;
+  return SVN_NO_ERROR;
+}
+
+/* Block BLOCK_NO of REV's list from disk.  HINT is the file offset of the
+   block's first entry if known, else -1. */
+static svn_error_t *
+load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
+           svn_revnum_t rev, apr_size_t block_no, apr_off_t hint,
+           apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  changes_reader_t r;
+  apr_size_t skip = 0;
+
+  memset(&r, 0, sizeof(r));
+  r.where = apr_psprintf(scratch_pool, "r%ld changed-path list", rev);
+  r.pool = svn_pool_create(scratch_pool);
+  r.buf = "";
+  SVN_ERR(svn_fs_fs__revfile_open(&r.file, fs, rev, scratch_pool,
+                                  scratch_pool));
+  if (hint >= 0)
+    r.buf_offset = hint;
+  else if (svn_fs_fs__use_log_addressing(fs))
+    SVN_ERR(svn_fs_fs__item_offset(&r.buf_offset, fs, r.file, rev,
+                                   SVN_FS_FS__ITEM_INDEX_CHANGES,
+                                   scratch_pool));
+  else
+    {
+      apr_off_t root_offset;
+      SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &r.buf_offset, fs,
+                                     r.file, rev, scratch_pool));
+    }
+  if (hint < 0)
+    skip = block_no * CHANGES_BLOCK;
+  SVN_ERR(read_block(block, &r, skip, CHANGES_BLOCK, result_pool));
+  SVN_ERR(svn_fs_fs__revfile_close(r.file));
+  svn_pool_destroy(r.pool);
+  return SVN_NO_ERROR;
+}
+
+/* Block BLOCK_NO of REV's list, from the cache or disk. */
+static svn_error_t *
+get_block(svn_fs_fs__changes_block_t **block, svn_fs_t *fs, svn_revnum_t rev,
+          apr_size_t block_no, apr_off_t hint, apr_pool_t *result_pool,
+          apr_pool_t *scratch_pool)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->changes_cache;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_boolean_t found;
+
+  key.revision = rev;
+  key.second = (apr_int64_t)block_no;
+  if (cache)
+    {
+      SVN_ERR(svn_cache__get((void **)block, &found, cache, &key,
+                             result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+
+      /* Resume where the cached previous block ended. */
+      if (hint < 0 && block_no > 0)
+        {
+          apr_off_t *next = NULL;
+          key.second--;
+          SVN_ERR(svn_cache__get_partial((void **)&next, &found, cache, &key,
+                                         svn_fs_fs__changes_block_get_next,
+                                         NULL, scratch_pool));
+          key.second++;
+          if (found && next)
+            hint = *next;
+        }
+    }
+
+  *block = apr_pcalloc(result_pool, sizeof(**block));
+  SVN_ERR(load_block(*block, fs, rev, block_no, hint, result_pool,
+                     scratch_pool));
+  if (cache)
+    SVN_ERR(svn_cache__set(cache, &key, *block, scratch_pool));
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -50,7 +491,37 @@ svn_fs_fs__rev_changes_block(apr_array_header_t **changes,
                              apr_size_t max_count, apr_pool_t *result_pool,
                              apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__rev_changes_block");
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  apr_size_t block_no = first / CHANGES_BLOCK;
+  apr_size_t i = first % CHANGES_BLOCK;
+  apr_off_t hint = -1;
+
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, scratch_pool));
+  *changes = apr_array_make(result_pool, 16, sizeof(svn_fs_fs__change_t *));
+  *done = FALSE;
+  for (;; block_no++, i = 0)
+    {
+      svn_fs_fs__changes_block_t *block;
+      apr_size_t n;
+
+      svn_pool_clear(iterpool);
+      SVN_ERR(get_block(&block, fs, rev, block_no, hint, result_pool,
+                        iterpool));
+      n = block->changes->nelts;
+      for (; i < n && (apr_size_t)(*changes)->nelts < max_count; i++)
+        APR_ARRAY_PUSH(*changes, svn_fs_fs__change_t *)
+          = APR_ARRAY_IDX(block->changes, i, svn_fs_fs__change_t *);
+      if (i >= n && block->done)
+        {
+          *done = TRUE;
+          break;
+        }
+      if ((apr_size_t)(*changes)->nelts == max_count)
+        break;
+      hint = block->next_offset;
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -58,13 +529,53 @@ svn_fs_fs__rev_changes(apr_array_header_t **changes, svn_fs_t *fs,
                        svn_revnum_t rev, apr_pool_t *result_pool,
                        apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__rev_changes");
+  svn_boolean_t done;
+
+  return svn_error_trace(svn_fs_fs__rev_changes_block(
+                           changes, &done, fs, rev, 0, APR_SIZE_MAX,
+                           result_pool, scratch_pool));
 }
+
+/* ------------------------------------------------------------------ */
+/* Caches                                                               */
 
 svn_error_t *
 svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                              const char *prefix, apr_pool_t *result_pool,
                              apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("svn_fs_fs__nodes_init_caches");
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  apr_ssize_t pair = sizeof(svn_fs_fs__pair_cache_key_t);
+
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->rev_root_id_cache, membuffer,
+                                svn_fs_fs__id_serialize,
+                                svn_fs_fs__id_deserialize,
+                                sizeof(svn_revnum_t), prefix, "ROOTID",
+                                SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
+                                result_pool, scratch_pool));
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->node_revision_cache, membuffer,
+                                svn_fs_fs__noderev_serialize,
+                                svn_fs_fs__noderev_deserialize,
+                                pair, prefix, "NODEREVS",
+                                SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
+                                result_pool, scratch_pool));
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->dir_cache, membuffer,
+                                svn_fs_fs__dirents_serialize,
+                                svn_fs_fs__dirents_deserialize,
+                                pair, prefix, "DIR",
+                                SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
+                                result_pool, scratch_pool));
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, membuffer,
+                                svn_fs_fs__props_serialize,
+                                svn_fs_fs__props_deserialize,
+                                pair, prefix, "PROP",
+                                SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
+                                result_pool, scratch_pool));
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->changes_cache, membuffer,
+                                svn_fs_fs__changes_block_serialize,
+                                svn_fs_fs__changes_block_deserialize,
+                                pair, prefix, "CHANGES",
+                                SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
+                                result_pool, scratch_pool));
+  return SVN_NO_ERROR;
 }
