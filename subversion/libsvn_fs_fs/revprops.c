@@ -148,6 +148,43 @@ read_pack(svn_fs_fs__revprop_pack_t *pack, svn_stringbuf_t **plain,
   return SVN_NO_ERROR;
 }
 
+/* Readers of one revision usually go on to its neighbours (svn log), so
+   put every other revision of a pack we just read into the cache too.
+   A neighbour whose dump does not parse is simply not cached: the error
+   belongs to whoever asks for that revision. */
+static svn_error_t *
+cache_pack_neighbours(svn_fs_t *fs, const svn_fs_fs__revprop_pack_t *pack,
+                      svn_revnum_t rev, apr_pool_t *scratch_pool)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->revprop_cache;
+  apr_pool_t *iterpool;
+  int i;
+
+  if (cache == NULL)
+    return SVN_NO_ERROR;
+  iterpool = svn_pool_create(scratch_pool);
+  for (i = 0; i < pack->count; i++)
+    {
+      svn_revnum_t other = pack->start_rev + i;
+      apr_hash_t *props;
+      svn_error_t *err;
+
+      if (other == rev)
+        continue;
+      svn_pool_clear(iterpool);
+      err = svn_fs_fs__hashdump_parse(&props, NULL,
+                                      pack->body + pack->offsets[i],
+                                      pack->sizes[i], "revprop pack",
+                                      iterpool);
+      if (err)
+        svn_error_clear(err);
+      else
+        SVN_ERR(svn_cache__set(cache, &other, props, iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
 /* REV's props from its packed shard; *PROPS NULL if a file vanished. */
 static svn_error_t *
 read_packed(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
@@ -173,10 +210,12 @@ read_packed(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
     return svn_fs_fs__corrupt("RPPACK-2", NULL,
                               "Revprop pack r%ld+%d does not hold r%ld",
                               pack.start_rev, pack.count, rev);
-  return svn_error_trace(svn_fs_fs__hashdump_parse(
-           props, NULL, pack.body + pack.offsets[i], pack.sizes[i],
-           apr_psprintf(scratch_pool, "packed revprops of r%ld", rev),
-           result_pool));
+  SVN_ERR(svn_fs_fs__hashdump_parse(
+            props, NULL, pack.body + pack.offsets[i], pack.sizes[i],
+            apr_psprintf(scratch_pool, "packed revprops of r%ld", rev),
+            result_pool));
+  return svn_error_trace(cache_pack_neighbours(fs, &pack, rev,
+                                               scratch_pool));
 }
 
 /* ------------------------------------------------------------------ */
