@@ -110,9 +110,17 @@ svn_fs_fs__footer_parse(svn_fs_fs__footer_t *footer,
                                     (unsigned)text_len);
   text = (const char *)tail + len - 1 - text_len;
   if (!parse_footer_text(footer, text, text + text_len))
-    return svn_fs_fs__index_corrupt("FOOTER-2", where,
-                                    "Malformed footer '%.*s'",
-                                    (int)text_len, text);
+    {
+      char shown[SVN_FS_FS__FOOTER_MAX_LEN];
+      apr_size_t k;
+
+      /* Damaged footers are often binary; show them printable. */
+      for (k = 0; k < text_len; k++)
+        shown[k] = (text[k] >= 0x20 && text[k] < 0x7f) ? text[k] : '?';
+      shown[text_len] = '\0';
+      return svn_fs_fs__index_corrupt("FOOTER-2", where,
+                                      "Malformed footer '%s'", shown);
+    }
   footer->footer_offset = file_size - 1 - (apr_off_t)text_len;
   if (!(footer->l2p_offset < footer->p2l_offset
         && footer->p2l_offset < footer->footer_offset))

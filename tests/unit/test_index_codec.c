@@ -151,6 +151,8 @@ test_good_images(void **state)
     "good/addressing/f7p/revs/1.pack/pack",
     "good/addressing/f7p/revs/2.pack/pack",
     "good/addressing/f7p/revs/3/12",
+    "good/addressing/f7mp/revs/0.pack/pack",   /* multi-page pack */
+    "good/addressing/f7mp/revs/1/5",
   };
   size_t k;
 

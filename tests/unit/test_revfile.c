@@ -1,0 +1,452 @@
+/* test_revfile.c --- component tests of revfile.c and index.c on real
+ * stock-made repositories, through a hand-made svn_fs_t (no open path
+ * needed): every item lookup of every revision agrees with what the
+ * node-revisions say about themselves, P2L and L2P agree, the caches give
+ * the same answers as the disk, and damage is reported, not crashed on.
+ *
+ * Repositories: tests/vectors/good/addressing/{f7p,f6p,f8small,f8phys}
+ * (small, committed) and, when present, the reference repositories
+ * /tmp/ref/{f6,f7,f8,f6p,f7p,f8p} (800 revisions each).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_time.h>
+#include "svn_pools.h"
+#include "svn_io.h"
+#include "svn_dirent_uri.h"
+#include "private/svn_cache.h"
+
+#include "index.h"
+#include "revfile.h"
+#include "paths.h"
+
+static apr_pool_t *pool;
+
+/* A hand-made fs for the repository whose db directory is DB. */
+static svn_fs_t *
+make_fs(const char *db, svn_boolean_t with_caches, apr_pool_t *result_pool)
+{
+  svn_fs_t *fs = apr_pcalloc(result_pool, sizeof(*fs));
+  svn_fs_fs__data_t *ffd = apr_pcalloc(result_pool, sizeof(*ffd));
+  svn_stringbuf_t *format, *mur;
+  const char *layout;
+  svn_error_t *err;
+
+  fs->pool = svn_pool_create(result_pool);
+  fs->path = apr_pstrdup(result_pool, db);
+  fs->fsap_data = ffd;
+  err = svn_stringbuf_from_file2(&format, svn_dirent_join(db, "format",
+                                                          result_pool),
+                                 result_pool);
+  if (!err)
+    err = svn_stringbuf_from_file2(&mur, svn_dirent_join(db,
+                                                         "min-unpacked-rev",
+                                                         result_pool),
+                                   result_pool);
+  if (err)
+    fail_msg("cannot read %s: %s", db, err->message);
+  ffd->format = atoi(format->data);
+  layout = strstr(format->data, "layout sharded ");
+  ffd->max_files_per_dir = layout ? atoi(layout + 15) : 0;
+  ffd->use_log_addressing = strstr(format->data, "addressing logical") != NULL;
+  ffd->min_unpacked_rev = atol(mur->data);
+  ffd->block_size = 64 * 1024;
+  if (with_caches)
+    {
+      svn_membuffer_t *membuffer;
+      static int instance;
+
+      err = svn_cache__membuffer_cache_create(&membuffer, 8 * 1024 * 1024,
+                                              0, 0, FALSE, FALSE,
+                                              result_pool);
+      if (!err)
+        err = svn_fs_fs__index_init_caches(
+                fs, membuffer, apr_psprintf(result_pool, "t%d:", ++instance),
+                result_pool, result_pool);
+      if (err)
+        fail_msg("cache setup: %s", err->message);
+    }
+  return fs;
+}
+
+static const char *
+vector_db(const char *name)
+{
+  const char *top = getenv("top_srcdir");
+  return apr_psprintf(pool, "%s/tests/vectors/good/addressing/%s",
+                      top ? top : ".", name);
+}
+
+static svn_revnum_t
+youngest_of(const char *db)
+{
+  svn_stringbuf_t *cur;
+  svn_error_t *err = svn_stringbuf_from_file2(
+                       &cur, svn_dirent_join(db, "current", pool), pool);
+  if (err)
+    fail_msg("%s", err->message);
+  return atol(cur->data);
+}
+
+#define CHECK(expr) do { svn_error_t *e_ = (expr); \
+    if (e_) fail_msg("%s: %s", #expr, svn_error_purge_tracing(e_)->message); \
+  } while (0)
+
+/* The node-rev at OFFSET of FILE must have the id "... .r<REV>/<ITEM>". */
+static void
+expect_noderev(svn_fs_fs__revfile_t *file, apr_off_t offset,
+               svn_revnum_t rev, apr_uint64_t item, apr_pool_t *scratch)
+{
+  const char *data, *want;
+  apr_size_t len;
+  const char *nl;
+
+  CHECK(svn_fs_fs__revfile_read_some(&data, &len, file, offset, 80,
+                                     scratch));
+  nl = memchr(data, '\n', len);
+  want = apr_psprintf(scratch, ".r%ld/%" APR_UINT64_T_FMT "\n", rev, item);
+  if (strncmp(data, "id: ", 4) != 0 || nl == NULL
+      || strncmp(nl - strlen(want) + 1, want, strlen(want)) != 0)
+    fail_msg("r%ld item %" APR_UINT64_T_FMT " at %" APR_OFF_T_FMT
+             ": '%.40s'", rev, item, offset, data);
+}
+
+/* Check every revision of the repository at DB: the root node-rev found
+   through the index (or the trailer) carries its own address; for logical
+   addressing also every L2P item maps back through P2L.  Returns the
+   number of items checked. */
+static apr_uint64_t
+check_repo(const char *db, svn_boolean_t with_caches, svn_boolean_t all_items)
+{
+  apr_pool_t *scratch = svn_pool_create(pool);
+  apr_pool_t *iterpool = svn_pool_create(scratch);
+  svn_fs_t *fs = make_fs(db, with_caches, scratch);
+  svn_revnum_t rev, youngest = youngest_of(db);
+  apr_uint64_t checked = 0;
+
+  for (rev = 0; rev <= youngest; rev++)
+    {
+      svn_fs_fs__revfile_t *file;
+      apr_off_t offset, changes;
+
+      svn_pool_clear(iterpool);
+      CHECK(svn_fs_fs__revfile_open(&file, fs, rev, iterpool, iterpool));
+      if (!SVN_FS_FS__DATA(fs)->use_log_addressing)
+        {
+          apr_off_t start, end;
+          CHECK(svn_fs_fs__rev_trailer(&offset, &changes, fs, file, rev,
+                                       iterpool));
+          CHECK(svn_fs_fs__rev_bounds(&start, &end, fs, file, rev,
+                                      iterpool));
+          expect_noderev(file, offset, rev, offset - start, iterpool);
+          checked++;
+          continue;
+        }
+      CHECK(svn_fs_fs__item_offset(&offset, fs, file, rev,
+                                   SVN_FS_FS__ITEM_INDEX_ROOT_NODE,
+                                   iterpool));
+      expect_noderev(file, offset, rev, 2, iterpool);
+      checked++;
+      if (all_items)
+        {
+          apr_uint64_t item;
+          for (item = 1; ; item++)
+            {
+              svn_fs_fs__p2l_entry_t *entry;
+              svn_error_t *err = svn_fs_fs__item_offset(&offset, fs, file,
+                                                        rev, item, iterpool);
+              if (err && err->apr_err == SVN_ERR_FS_INDEX_OVERFLOW)
+                {
+                  svn_error_clear(err);
+                  break;
+                }
+              CHECK(err);
+              CHECK(svn_fs_fs__p2l_entry_lookup(&entry, fs, file, rev,
+                                                offset, iterpool, iterpool));
+              assert_non_null(entry);
+              assert_int_equal(entry->revision, rev);
+              assert_int_equal(entry->item_index, item);
+              if (entry->type == SVN_FS_FS__ITEM_TYPE_NODEREV)
+                expect_noderev(file, offset, rev, item, iterpool);
+              checked++;
+            }
+        }
+      CHECK(svn_fs_fs__revfile_close(file));
+    }
+  svn_pool_destroy(scratch);
+  return checked;
+}
+
+static void
+test_vectors_items(void **state)
+{
+  static const char *repos[] = { "f7p", "f8small", "f6p", "f8phys",
+                                 "f7mp" };
+  size_t k;
+
+  for (k = 0; k < sizeof(repos) / sizeof(repos[0]); k++)
+    {
+      assert_true(check_repo(vector_db(repos[k]), FALSE, TRUE) > 0);
+      assert_true(check_repo(vector_db(repos[k]), TRUE, TRUE) > 0);
+    }
+}
+
+static void
+test_vectors_verify(void **state)
+{
+  static const char *repos[] = { "f7p", "f8small", "f7mp" };
+  size_t k;
+
+  for (k = 0; k < sizeof(repos) / sizeof(repos[0]); k++)
+    {
+      svn_fs_t *fs = make_fs(vector_db(repos[k]), TRUE, pool);
+      CHECK(svn_fs_fs__verify_indexes(fs, 0, youngest_of(fs->path), NULL,
+                                      NULL, pool));
+      /* Partial ranges inside a pack file. */
+      CHECK(svn_fs_fs__verify_indexes(fs, 1, 2, NULL, NULL, pool));
+    }
+}
+
+/* P2L block lookups tile the item data of a multi-page index. */
+static void
+test_p2l_blocks(void **state)
+{
+  svn_fs_t *fs = make_fs(vector_db("f8small"), FALSE, pool);
+  svn_fs_fs__revfile_t *file;
+  apr_array_header_t *entries;
+  apr_off_t max, expected = 0, block;
+  int i;
+
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 1, pool, pool));
+  CHECK(svn_fs_fs__p2l_get_max_offset(&max, fs, file, 1, pool));
+  assert_int_equal(max, 9257);
+  for (block = 0; block < max; block += 1000)
+    {
+      CHECK(svn_fs_fs__p2l_index_lookup(&entries, fs, file, 1, block, 1000,
+                                        pool, pool));
+      assert_true(entries->nelts > 0);
+      for (i = 0; i < entries->nelts; i++)
+        {
+          svn_fs_fs__p2l_entry_t *e = &APR_ARRAY_IDX(entries, i,
+                                                     svn_fs_fs__p2l_entry_t);
+          /* Items overlapping two blocks show up in both. */
+          if (e->offset + e->size <= expected && i == 0)
+            continue;
+          if (e->offset < expected)
+            continue;
+          assert_int_equal(e->offset, expected);
+          assert_true(e->offset < block + 1000);
+          expected = e->offset + e->size;
+        }
+    }
+  assert_true(expected >= max);
+}
+
+static void
+test_errors(void **state)
+{
+  svn_fs_t *fs = make_fs(vector_db("f7p"), FALSE, pool);
+  svn_fs_fs__revfile_t *file;
+  apr_off_t offset;
+  svn_fs_fs__p2l_entry_t *entry;
+  svn_error_t *err;
+  char buf[16];
+
+  err = svn_fs_fs__revfile_open(&file, fs, 99, pool, pool);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_NO_SUCH_REVISION);
+  svn_error_clear(err);
+  err = svn_fs_fs__revfile_open(&file, fs, -1, pool, pool);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_NO_SUCH_REVISION);
+  svn_error_clear(err);
+
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 5, pool, pool));
+  assert_true(file->is_packed);
+  assert_int_equal(file->start_revision, 4);
+  err = svn_fs_fs__item_offset(&offset, fs, file, 5, 100000, pool);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_INDEX_OVERFLOW);
+  svn_error_clear(err);
+  err = svn_fs_fs__item_offset(&offset, fs, file, 5, 0, pool);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_INDEX_OVERFLOW);
+  svn_error_clear(err);
+  err = svn_fs_fs__item_offset(&offset, fs, file, 9, 1, pool);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_INDEX_REVISION);
+  svn_error_clear(err);
+  err = svn_fs_fs__revfile_read(buf, sizeof(buf), file,
+                                file->file_size - 3);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+  svn_error_clear(err);
+  CHECK(svn_fs_fs__p2l_entry_lookup(&entry, fs, file, 5, 1, pool, pool));
+  assert_null(entry);
+  CHECK(svn_fs_fs__p2l_entry_lookup(&entry, fs, file, 5, 1 << 30, pool,
+                                    pool));
+  assert_null(entry);
+  CHECK(svn_fs_fs__revfile_close(file));
+  CHECK(svn_fs_fs__revfile_close(file));        /* idempotent */
+}
+
+/* A revision that got packed behind our back is found after the refresh
+   of min-unpacked-rev; here the refresh is not available (it belongs to
+   the admin layer), so the open must fail cleanly, not crash. */
+static void
+test_stale_min_unpacked(void **state)
+{
+  svn_fs_t *fs = make_fs(vector_db("f7p"), FALSE, pool);
+  svn_fs_fs__revfile_t *file;
+  svn_error_t *err;
+
+  SVN_FS_FS__DATA(fs)->min_unpacked_rev = 0;
+  err = svn_fs_fs__revfile_open(&file, fs, 1, pool, pool);
+  if (err)
+    {
+      assert_int_equal(err->apr_err, SVN_ERR_FS_NO_SUCH_REVISION);
+      svn_error_clear(err);
+    }
+  else
+    assert_true(file->is_packed);
+}
+
+/* Handles in pools that outlive the fs are detached, and many handles
+   on many files at once work (more than the set has slots). */
+static void
+test_handle_lifetimes(void **state)
+{
+  apr_pool_t *outer = svn_pool_create(pool);
+  apr_pool_t *fs_pool = svn_pool_create(pool);
+  svn_fs_t *fs = make_fs(vector_db("f8small"), FALSE, fs_pool);
+  svn_fs_fs__revfile_t *files[3 * 10];
+  apr_off_t offset;
+  int k;
+
+  for (k = 0; k < 30; k++)
+    {
+      CHECK(svn_fs_fs__revfile_open(&files[k], fs, k % 3, outer, outer));
+      CHECK(svn_fs_fs__item_offset(&offset, fs, files[k], k % 3, 2, outer));
+    }
+  for (k = 0; k < 30; k += 2)
+    CHECK(svn_fs_fs__revfile_close(files[k]));
+  svn_pool_destroy(fs_pool);     /* the fs goes first ...  */
+  svn_pool_destroy(outer);       /* ... then the handles   */
+}
+
+/* Copy the f8small vector repository to a scratch dir, damage byte AT of
+   r1 (XOR MASK) and return the verify_indexes error. */
+static svn_error_t *
+verify_damaged(apr_off_t at, unsigned char mask, apr_pool_t *scratch)
+{
+  const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
+                                                     : "/tmp",
+                                    "fsfs7-test-revfile", scratch);
+  const char *rev1;
+  svn_stringbuf_t *data;
+  svn_fs_t *fs;
+
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, scratch));
+  CHECK(svn_io_copy_dir_recursively(vector_db("f8small"),
+                                    svn_dirent_dirname(dir, scratch),
+                                    svn_dirent_basename(dir, scratch),
+                                    FALSE, NULL, NULL, scratch));
+  rev1 = svn_dirent_join(dir, "revs/0/1", scratch);
+  CHECK(svn_stringbuf_from_file2(&data, rev1, scratch));
+  data->data[at] ^= mask;
+  CHECK(svn_io_remove_file2(rev1, FALSE, scratch));
+  CHECK(svn_io_file_create_bytes(rev1, data->data, data->len, scratch));
+  fs = make_fs(dir, FALSE, scratch);
+  return svn_fs_fs__verify_indexes(fs, 0, 2, NULL, NULL, scratch);
+}
+
+/* verify_indexes reports damage to item data, indexes and footer. */
+static void
+test_verify_damage(void **state)
+{
+  static const struct { apr_off_t at; apr_status_t code; const char *rule; }
+  cases[] = {
+    { 100, SVN_ERR_FS_CORRUPT, "P2L-7" },             /* item data      */
+    { 9000, SVN_ERR_FS_CORRUPT, "P2L-7" },            /* changes list   */
+    { 9270, SVN_ERR_FS_INDEX_CORRUPTION, "FOOTER-4" },/* L2P page       */
+    { 9400, SVN_ERR_FS_INDEX_CORRUPTION, "FOOTER-4" },/* P2L page       */
+    { 9632, SVN_ERR_FS_INDEX_CORRUPTION, "FOOTER-2" },/* length byte    */
+  };
+  size_t k;
+
+  for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+    {
+      apr_pool_t *scratch = svn_pool_create(pool);
+      svn_error_t *err = verify_damaged(cases[k].at, 0x10, scratch);
+      char cite[32];
+
+      if (err == NULL)
+        fail_msg("damage at %" APR_OFF_T_FMT " not detected", cases[k].at);
+      err = svn_error_purge_tracing(err);
+      snprintf(cite, sizeof(cite), "rule %s)", cases[k].rule);
+      if (err->apr_err != cases[k].code || !strstr(err->message, cite))
+        fail_msg("damage at %" APR_OFF_T_FMT ": got %d '%s'", cases[k].at,
+                 err->apr_err, err->message);
+      svn_error_clear(err);
+      svn_pool_destroy(scratch);
+    }
+}
+
+/* The reference repositories, if this machine has them. */
+static void
+test_reference_repos(void **state)
+{
+  static const char *repos[] = { "f7", "f7p", "f8", "f8p", "f6", "f6p" };
+  size_t k;
+
+  for (k = 0; k < sizeof(repos) / sizeof(repos[0]); k++)
+    {
+      const char *db = apr_psprintf(pool, "/tmp/ref/%s/db", repos[k]);
+      svn_node_kind_t kind;
+      apr_time_t t0 = apr_time_now();
+      apr_uint64_t items;
+
+      CHECK(svn_io_check_path("/tmp/ref/DONE", &kind, pool));
+      if (kind != svn_node_file)
+        {
+          print_message("reference repositories not present, skipped\n");
+          return;
+        }
+      items = check_repo(db, TRUE, TRUE);
+      print_message("%s: %" APR_UINT64_T_FMT " items looked up in %ld ms\n",
+                    repos[k], items,
+                    (long)((apr_time_now() - t0) / 1000));
+      if (strncmp(repos[k], "f6", 2) != 0)
+        {
+          svn_fs_t *fs = make_fs(db, TRUE, pool);
+          t0 = apr_time_now();
+          CHECK(svn_fs_fs__verify_indexes(fs, 0, youngest_of(db), NULL, NULL,
+                                          pool));
+          print_message("%s: verify_indexes of all revisions in %ld ms\n",
+                        repos[k], (long)((apr_time_now() - t0) / 1000));
+        }
+    }
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_vectors_items),
+    cmocka_unit_test(test_vectors_verify),
+    cmocka_unit_test(test_p2l_blocks),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_stale_min_unpacked),
+    cmocka_unit_test(test_handle_lifetimes),
+    cmocka_unit_test(test_verify_damage),
+    cmocka_unit_test(test_reference_repos),
+  };
+  int rc;
+
+  apr_initialize();
+  pool = svn_pool_create(NULL);
+  rc = cmocka_run_group_tests(tests, NULL, NULL);
+  svn_pool_destroy(pool);
+  return rc;
+}
