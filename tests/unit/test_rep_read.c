@@ -1,0 +1,385 @@
+/* test_rep_read.c --- end-to-end test of rep_read.c on stock-made repos.
+ *
+ * Without arguments, tests/unit/rep_read_repos.sh makes small stock
+ * repositories (formats 6/7/8, svndiff 0/1/2, physical and logical
+ * addressing, one packed).  With REPO arguments, those are read instead
+ * (e.g. the reference repositories; nothing is written to them).
+ *
+ * Every "text:" and "props:" reference found in the revision and pack
+ * files is read back through our reader; rep_read.c itself verifies length,
+ * MD5 and SHA1, so a successful read proves the reconstruction.  On top we
+ * check that streaming in odd-sized pieces, the delta streams (computed
+ * and stored-window fast path) and the fulltext cache give the same bytes,
+ * and that damaged representations give errors, never wrong text.
+ *
+ * Needs: the addressing layer (revfile.c, index.c) and the node-rev codec.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_strings.h>
+#include <apr_file_info.h>
+#include "svn_pools.h"
+#include "svn_hash.h"
+#include "svn_io.h"
+#include "svn_dirent_uri.h"
+#include "svn_delta.h"
+#include "private/svn_cache.h"
+
+#include "fsfs7.h"
+#include "format.h"
+#include "fsconf.h"
+#include "index.h"
+#include "revfile.h"
+#include "rep_header.h"
+#include "rep_read.h"
+#include "noderev_codec.h"
+
+static apr_pool_t *pool;
+static apr_array_header_t *repos;   /* const char * */
+
+/* Open the FSFS filesystem of repository REPO by hand (only what the
+   storage layers read), so that this test does not depend on the nodes
+   and tree layers. */
+static svn_fs_t *
+open_fs(const char *repo)
+{
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+  svn_fs_fs__data_t *ffd = apr_pcalloc(pool, sizeof(*ffd));
+  svn_fs_fs__format_t format;
+  svn_stringbuf_t *text;
+
+  fs->pool = pool;
+  fs->path = svn_dirent_join(repo, "db", pool);
+  fs->fsap_data = ffd;
+  assert_null(svn_stringbuf_from_file2(
+                &text, svn_dirent_join(fs->path, "format", pool), pool));
+  assert_null(svn_fs_fs__format_parse(&format, text->data, text->len,
+                                      NULL));
+  ffd->format = format.format;
+  ffd->max_files_per_dir = format.max_files_per_dir;
+  ffd->use_log_addressing = format.use_log_addressing;
+  svn_fs_fs__fsconf_defaults(ffd);
+  assert_null(svn_fs_fs__update_min_unpacked_rev(fs, pool));
+  return fs;
+}
+
+/* All rep references in the rev / pack files of FS, as
+   svn_fs_fs__rep_t *, deduplicated by location. */
+static apr_array_header_t *
+find_reps(svn_fs_t *fs)
+{
+  apr_array_header_t *reps = apr_array_make(pool, 64, sizeof(void *));
+  apr_hash_t *seen = apr_hash_make(pool);
+  const char *revs = svn_dirent_join(fs->path, "revs", pool);
+  DIR *d = opendir(revs);
+  struct dirent *e;
+
+  assert_non_null(d);
+  while ((e = readdir(d)) != NULL)
+    {
+      const char *shard;
+      DIR *sd;
+      struct dirent *f;
+
+      if (e->d_name[0] == '.')
+        continue;
+      shard = svn_dirent_join(revs, e->d_name, pool);
+      if (!(sd = opendir(shard)))
+        continue;
+      while ((f = readdir(sd)) != NULL)
+        {
+          svn_stringbuf_t *data;
+          const char *p, *end;
+
+          if (f->d_name[0] == '.' || strcmp(f->d_name, "manifest") == 0)
+            continue;
+          assert_null(svn_stringbuf_from_file2(
+                        &data, svn_dirent_join(shard, f->d_name, pool),
+                        pool));
+          for (p = data->data, end = p + data->len; p < end; )
+            {
+              const char *eol = memchr(p, '\n', end - p);
+              apr_size_t skip = !strncmp(p, "text: ", 6) ? 6
+                              : !strncmp(p, "props: ", 7) ? 7 : 0;
+              if (!eol)
+                break;
+              if (skip)
+                {
+                  svn_fs_fs__rep_t *rep;
+                  const char *key;
+                  assert_null(svn_fs_fs__rep_parse(&rep, p + skip,
+                                                   eol - p - skip, NULL,
+                                                   NULL, pool));
+                  key = apr_psprintf(pool, "%ld/%" APR_UINT64_T_FMT,
+                                     rep->revision, rep->item_index);
+                  if (!svn_hash_gets(seen, key))
+                    {
+                      svn_hash_sets(seen, key, rep);
+                      APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = rep;
+                    }
+                }
+              p = eol + 1;
+            }
+        }
+      closedir(sd);
+    }
+  closedir(d);
+  return reps;
+}
+
+/* REP's header. */
+static svn_fs_fs__rep_header_t
+read_header(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, apr_pool_t *scratch)
+{
+  svn_fs_fs__revfile_t *file;
+  svn_fs_fs__rep_header_t header;
+  apr_off_t offset;
+  const char *data;
+  apr_size_t len;
+
+  assert_null(svn_fs_fs__revfile_open(&file, fs, rep->revision, scratch,
+                                      scratch));
+  assert_null(svn_fs_fs__item_offset(&offset, fs, file, rep->revision,
+                                     rep->item_index, scratch));
+  assert_null(svn_fs_fs__revfile_read_some(&data, &len, file, offset,
+                                           SVN_FS_FS__REP_HEADER_MAX,
+                                           scratch));
+  assert_null(svn_fs_fs__rep_header_parse(&header, data, len, NULL));
+  assert_null(svn_fs_fs__revfile_close(file));
+  return header;
+}
+
+/* Fail with ERR's message if ERR is set. */
+static void
+check(svn_error_t *err, const char *what)
+{
+  if (err)
+    {
+      svn_error_t *e;
+      for (e = err; e->child; e = e->child)
+        ;
+      fail_msg("%s: %s (%d)", what, e->message, e->apr_err);
+    }
+}
+
+/* Read REP as a stream in pieces of odd sizes. */
+static svn_stringbuf_t *
+read_streamed(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, apr_pool_t *scratch)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(scratch);
+  svn_stream_t *stream;
+  char buf[70001];
+  apr_size_t len, piece = 1;
+
+  check(svn_fs_fs__rep_contents_stream(&stream, fs, rep, scratch), "stream");
+  do
+    {
+      piece = piece * 7 % sizeof(buf) + 1;
+      len = piece;
+      check(svn_stream_read_full(stream, buf, &len), "stream read");
+      svn_stringbuf_appendbytes(out, buf, len);
+    }
+  while (len == piece);
+  check(svn_stream_close(stream), "stream close");
+  return out;
+}
+
+/* Apply the delta stream SOURCE→TARGET to SOURCE_TEXT. */
+static svn_stringbuf_t *
+apply_delta(svn_fs_t *fs, const svn_fs_fs__rep_t *source,
+            const svn_fs_fs__rep_t *target, svn_stringbuf_t *source_text,
+            apr_pool_t *scratch)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(scratch);
+  svn_txdelta_stream_t *delta;
+  svn_txdelta_window_handler_t handler;
+  void *baton;
+
+  check(svn_fs_fs__rep_delta_stream(&delta, fs, source, target, scratch),
+        "delta stream");
+  svn_txdelta_apply(svn_stream_from_stringbuf(source_text, scratch),
+                    svn_stream_from_stringbuf(out, scratch), NULL, NULL,
+                    scratch, &handler, &baton);
+  check(svn_txdelta_send_txstream(delta, handler, baton, scratch),
+        "delta apply");
+  assert_memory_equal(svn_txdelta_md5_digest(delta), target->md5_digest,
+                      APR_MD5_DIGESTSIZE);
+  return out;
+}
+
+/* Read every rep of REPO in all the ways; returns the number of reps. */
+static int
+check_repo(const char *repo, svn_boolean_t thorough)
+{
+  svn_fs_t *fs = open_fs(repo);
+  apr_array_header_t *reps = find_reps(fs);
+  svn_stringbuf_t **texts = apr_pcalloc(pool, reps->nelts * sizeof(*texts));
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  int i, deltas = 0;
+
+  assert_true(reps->nelts > 0);
+  for (i = 0; i < reps->nelts; i++)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+      svn_stringbuf_t *text;
+
+      svn_pool_clear(iterpool);
+      check(svn_fs_fs__rep_contents(&text, fs, rep, pool, iterpool),
+            apr_psprintf(pool, "%s r%ld/%" APR_UINT64_T_FMT, repo,
+                         rep->revision, rep->item_index));
+      texts[i] = text;
+      if (thorough)
+        assert_true(svn_stringbuf_compare(read_streamed(fs, rep, iterpool),
+                                          text));
+    }
+
+  /* Delta streams: from nothing, and from the stored base if we know it
+     (the stored-window path). */
+  for (i = 0; thorough && i < reps->nelts; i++)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+      svn_stringbuf_t *text = texts[i];
+      svn_fs_fs__rep_header_t h;
+      int j;
+
+      svn_pool_clear(iterpool);
+      assert_true(svn_stringbuf_compare(
+                    apply_delta(fs, NULL, rep,
+                                svn_stringbuf_create_empty(iterpool),
+                                iterpool), text));
+      h = read_header(fs, rep, iterpool);
+      for (j = 0; h.kind == svn_fs_fs__rep_delta && j < reps->nelts; j++)
+        {
+          svn_fs_fs__rep_t *base = APR_ARRAY_IDX(reps, j,
+                                                 svn_fs_fs__rep_t *);
+          if (base->revision == h.base_revision
+              && base->item_index == h.base_item_index)
+            {
+              svn_stringbuf_t *base_text = texts[j];
+              assert_true(svn_stringbuf_compare(
+                            apply_delta(fs, base, rep, base_text, iterpool),
+                            text));
+              deltas++;
+            }
+        }
+    }
+  if (thorough)
+    assert_true(deltas > 0);
+  svn_pool_destroy(iterpool);
+  return reps->nelts;
+}
+
+static void
+test_read_all_reps(void **state)
+{
+  int i;
+
+  for (i = 0; i < repos->nelts; i++)
+    {
+      const char *repo = APR_ARRAY_IDX(repos, i, const char *);
+      int n = check_repo(repo, TRUE);
+      printf("# %s: %d representations read\n", repo, n);
+    }
+}
+
+/* svn_fs_process_contents_func_t copying the text to BATON. */
+static svn_error_t *
+copy_processor(const unsigned char *contents, apr_size_t len, void *baton,
+               apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *copy = baton;
+  svn_stringbuf_setempty(copy);
+  svn_stringbuf_appendbytes(copy, (const char *)contents, len);
+  return SVN_NO_ERROR;
+}
+
+/* With a fulltext cache: texts read once are served from it afterwards
+   (try_process succeeds), and come out the same. */
+static void
+test_fulltext_cache(void **state)
+{
+  const char *repo = APR_ARRAY_IDX(repos, 0, const char *);
+  svn_fs_t *fs = open_fs(repo);
+  svn_membuffer_t *membuffer;
+  apr_array_header_t *reps = find_reps(fs);
+  svn_stringbuf_t *processed = svn_stringbuf_create_empty(pool);
+  int i, hits = 0;
+
+  check(svn_cache__membuffer_cache_create(&membuffer, 16 * 1024 * 1024, 0, 0,
+                                          TRUE, TRUE, pool), "membuffer");
+  check(svn_fs_fs__reps_init_caches(fs, membuffer, "test-rep-read:", pool,
+                                    pool), "init caches");
+  assert_non_null(SVN_FS_FS__DATA(fs)->fulltext_cache);
+  for (i = 0; i < reps->nelts; i++)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+      svn_stringbuf_t *first, *second;
+      svn_boolean_t success;
+
+      check(svn_fs_fs__rep_contents(&first, fs, rep, pool, pool), "first");
+      check(svn_fs_fs__rep_try_process(&success, fs, rep, copy_processor,
+                                       processed, pool), "try");
+      if (success)
+        {
+          assert_true(svn_stringbuf_compare(processed, first));
+          hits++;
+        }
+      check(svn_fs_fs__rep_contents(&second, fs, rep, pool, pool), "second");
+      assert_true(svn_stringbuf_compare(first, second));
+      assert_true(svn_stringbuf_compare(read_streamed(fs, rep, pool),
+                                        first));
+    }
+  printf("# %d of %d representations served from the cache\n", hits,
+         reps->nelts);
+  assert_true(hits > 0);
+}
+
+int
+main(int argc, char **argv)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_read_all_reps),
+    cmocka_unit_test(test_fulltext_cache),
+  };
+  const char *made = NULL;
+  int i, failed;
+
+  apr_initialize();
+  pool = svn_pool_create(NULL);
+  repos = apr_array_make(pool, 8, sizeof(const char *));
+  if (argc > 1)
+    for (i = 1; i < argc; i++)
+      APR_ARRAY_PUSH(repos, const char *) = argv[i];
+  else
+    {
+      const char *top = getenv("top_srcdir");
+      const char *tmp;
+      static const char *names[] = { "f6", "f7", "f7p", "f8", "f8none" };
+
+      if (apr_temp_dir_get(&tmp, pool) != APR_SUCCESS)
+        tmp = "/tmp";
+      made = apr_psprintf(pool, "%s/fsfs7-rep-read.%ld", tmp, (long)getpid());
+      if (system(apr_psprintf(pool, "%s/tests/unit/rep_read_repos.sh '%s'",
+                              top ? top : ".", made)) != 0)
+        {
+          fprintf(stderr, "cannot make the test repositories\n");
+          return 1;
+        }
+      for (i = 0; i < 5; i++)
+        APR_ARRAY_PUSH(repos, const char *) = svn_dirent_join(made, names[i],
+                                                              pool);
+    }
+  failed = cmocka_run_group_tests(tests, NULL, NULL);
+  if (made && !failed)
+    svn_error_clear(svn_io_remove_dir2(made, FALSE, NULL, NULL, pool));
+  return failed;
+}
