@@ -42,6 +42,7 @@
 #include "rep_header.h"
 #include "rep_read.h"
 #include "noderev_codec.h"
+#include "paths.h"
 
 static apr_pool_t *pool;
 static apr_array_header_t *repos;   /* const char * */
@@ -291,6 +292,137 @@ test_read_all_reps(void **state)
     }
 }
 
+/* TRUE if ERR is one of the errors damaged data may give. */
+static svn_boolean_t
+expected_damage_error(svn_error_t *err)
+{
+  svn_error_t *e;
+  for (e = err; e; e = e->child)
+    if (e->apr_err == SVN_ERR_FS_CORRUPT
+        || e->apr_err == SVN_ERR_CHECKSUM_MISMATCH
+        || (e->apr_err >= SVN_ERR_SVNDIFF_INVALID_HEADER
+            && e->apr_err <= SVN_ERR_SVNDIFF_INVALID_COMPRESSED_DATA))
+      return TRUE;
+  return FALSE;
+}
+
+/* Read REP fully both ways; both must fail with a damage error. */
+static void
+expect_damage(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, const char *what)
+{
+  apr_pool_t *scratch = svn_pool_create(pool);
+  svn_stringbuf_t *text;
+  svn_stream_t *stream;
+  svn_error_t *err = svn_fs_fs__rep_contents(&text, fs, rep, scratch,
+                                             scratch);
+  if (!expected_damage_error(err))
+    fail_msg("%s: r%ld/%" APR_UINT64_T_FMT " read gave %s", what,
+             rep->revision, rep->item_index,
+             err ? err->message : "no error");
+  svn_error_clear(err);
+
+  err = svn_fs_fs__rep_contents_stream(&stream, fs, rep, scratch);
+  if (!err)
+    err = svn_stream_copy3(stream, svn_stream_empty(scratch), NULL, NULL,
+                           scratch);
+  if (!expected_damage_error(err))
+    fail_msg("%s: r%ld/%" APR_UINT64_T_FMT " stream gave %s", what,
+             rep->revision, rep->item_index,
+             err ? err->message : "no error");
+  svn_error_clear(err);
+  svn_pool_destroy(scratch);
+}
+
+/* Invert the byte at offset AT of the file at PATH. */
+static void
+flip_byte(const char *path, apr_off_t at)
+{
+  FILE *f = fopen(path, "r+b");
+  int c;
+
+  assert_non_null(f);
+  assert_int_equal(fseek(f, (long)at, SEEK_SET), 0);
+  c = fgetc(f);
+  assert_true(c != EOF);
+  assert_int_equal(fseek(f, (long)at, SEEK_SET), 0);
+  fputc(c ^ 0xff, f);
+  fclose(f);
+}
+
+/* Wrong metadata in the node-rev (size, expanded size, checksums) and
+   damaged bytes on disk are errors, never wrong text. */
+static void
+test_damaged_reps(void **state)
+{
+  const char *repo = APR_ARRAY_IDX(repos, 0, const char *);
+  const char *copy = apr_psprintf(pool, "%s.damaged.%ld", repo,
+                                  (long)getpid());
+  svn_fs_t *fs = open_fs(repo);
+  apr_array_header_t *reps = find_reps(fs);
+  int i, flipped = 0;
+
+  for (i = 0; i < reps->nelts && i < 200; i++)
+    {
+      svn_fs_fs__rep_t rep = *APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+      svn_fs_fs__rep_t bad;
+
+      bad = rep;
+      bad.md5_digest[3] ^= 0x40;
+      expect_damage(fs, &bad, "md5");
+      if (rep.has_sha1)
+        {
+          bad = rep;
+          bad.sha1_digest[0] ^= 1;
+          expect_damage(fs, &bad, "sha1");
+        }
+      bad = rep;
+      bad.expanded_size = (rep.expanded_size ? rep.expanded_size
+                                             : rep.size) + 1;
+      expect_damage(fs, &bad, "expanded size");
+      bad = rep;
+      bad.size = rep.size + 3;
+      expect_damage(fs, &bad, "size+3");
+      if (rep.size > 1)
+        {
+          bad = rep;
+          bad.size = rep.size - 1;
+          expect_damage(fs, &bad, "size-1");
+        }
+    }
+
+  /* Flip one byte in the data of reps in a copy of the repository. */
+  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
+                                       "'%s' && chmod -R u+w '%s'", copy,
+                                       repo, copy, copy)), 0);
+  for (i = 0; i < reps->nelts && flipped < 60; i += 7)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+      svn_fs_t *cfs = open_fs(copy);
+      svn_fs_fs__revfile_t *file;
+      svn_fs_fs__rep_header_t h = read_header(cfs, rep, pool);
+      apr_off_t offset, at;
+      const char *path;
+
+      if (rep->size < 8)
+        continue;
+      assert_null(svn_fs_fs__revfile_open(&file, cfs, rep->revision, pool,
+                                          pool));
+      assert_null(svn_fs_fs__item_offset(&offset, cfs, file, rep->revision,
+                                         rep->item_index, pool));
+      at = offset + h.header_size + rep->size / 2 + (i % 5);
+      path = svn_fs_fs__is_packed_rev(cfs, rep->revision)
+           ? svn_fs_fs__path_rev_packed(cfs, rep->revision, "pack", pool)
+           : svn_fs_fs__path_rev(cfs, rep->revision, pool);
+      flip_byte(path, at);
+      expect_damage(open_fs(copy), rep, "flipped byte");
+      flip_byte(path, at);
+      assert_null(svn_fs_fs__revfile_close(file));
+      flipped++;
+    }
+  assert_true(flipped > 0);
+  svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+}
+
 /* svn_fs_process_contents_func_t copying the text to BATON. */
 static svn_error_t *
 copy_processor(const unsigned char *contents, apr_size_t len, void *baton,
@@ -349,6 +481,7 @@ main(int argc, char **argv)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_read_all_reps),
     cmocka_unit_test(test_fulltext_cache),
+    cmocka_unit_test(test_damaged_reps),
   };
   const char *made = NULL;
   int i, failed;
