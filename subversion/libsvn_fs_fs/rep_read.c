@@ -1,7 +1,7 @@
 /* rep_read.c --- reconstructing representation fulltexts (rep_read.h).
  *
  * Implements the reading side of doc/format/representations.md (REP-1 ..
- * REP-9); windows are decoded by svndiff.c (doc/format/svndiff.md).
+ * REP-8); windows are decoded by svndiff.c (doc/format/svndiff.md).
  *
  * Design: a representation and its delta bases form a chain of "sources"
  * (rep_src_t), one per representation, top first.  Each source can hand

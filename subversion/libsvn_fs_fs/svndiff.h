@@ -1,6 +1,6 @@
 /* svndiff.h --- decoding svndiff 0/1/2 delta windows (codec layer).
  *
- * Owns doc/format/svndiff.md (rules SVNDIFF-1 .. SVNDIFF-12): the stream
+ * Owns doc/format/svndiff.md (rules SVNDIFF-1 .. SVNDIFF-13): the stream
  * header, the window header of five varints, the instruction and new-data
  * sections (raw in version 0, zlib- or lz4-compressed in versions 1 / 2)
  * and the instructions themselves.  Bytes in, bytes out; no I/O.  Every
