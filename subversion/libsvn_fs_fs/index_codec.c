@@ -512,7 +512,8 @@ p2l_check_entry(svn_fs_fs__p2l_entry_t *entry, apr_uint64_t offset,
                 apr_uint64_t size, apr_int64_t compound, apr_int64_t rev,
                 apr_uint64_t fnv, apr_off_t page_end, const char *where)
 {
-  if (compound < 0 || rev < 0 || rev >= (apr_int64_t)MAX_POSITION
+  if (compound < 0 || compound >= (apr_int64_t)MAX_POSITION
+      || rev < 0 || rev >= (apr_int64_t)MAX_POSITION
       || (compound & 7) > SVN_FS_FS__ITEM_TYPE_CHANGES
       || fnv > APR_UINT32_MAX)
     return svn_fs_fs__index_corrupt("P2L-4", where,
