@@ -393,6 +393,61 @@ test_verify_damage(void **state)
     }
 }
 
+/* Damage every byte of the indexes and footer of r1 of f8small (one at a
+   time, no verification) and run lookups through the damaged file: each
+   may fail, none may crash or hand out an offset outside the file. */
+static void
+test_damaged_lookups(void **state)
+{
+  const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
+                                                     : "/tmp",
+                                    "fsfs7-test-lookups", pool);
+  const char *rev1 = svn_dirent_join(dir, "revs/0/1", pool);
+  svn_stringbuf_t *good;
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  apr_size_t at;
+  int failures = 0;
+
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+  CHECK(svn_io_copy_dir_recursively(vector_db("f8small"),
+                                    svn_dirent_dirname(dir, pool),
+                                    svn_dirent_basename(dir, pool),
+                                    FALSE, NULL, NULL, pool));
+  CHECK(svn_stringbuf_from_file2(&good, rev1, pool));
+  for (at = 9257; at < good->len; at++)
+    {
+      svn_fs_t *fs;
+      svn_fs_fs__revfile_t *file;
+      apr_uint64_t item;
+      apr_off_t offset;
+      apr_array_header_t *entries;
+      svn_error_t *err = SVN_NO_ERROR;
+
+      svn_pool_clear(iterpool);
+      good->data[at] ^= 0x41;
+      CHECK(svn_io_remove_file2(rev1, FALSE, iterpool));
+      CHECK(svn_io_file_create_bytes(rev1, good->data, good->len, iterpool));
+      good->data[at] ^= 0x41;
+      fs = make_fs(dir, (at & 1) != 0, iterpool);
+      CHECK(svn_fs_fs__revfile_open(&file, fs, 1, iterpool, iterpool));
+      for (item = 0; item < 25; item++)
+        {
+          err = svn_fs_fs__item_offset(&offset, fs, file, 1, item, iterpool);
+          if (!err)
+            assert_true(offset >= 0 && offset < file->file_size);
+          failures += err != NULL;
+          svn_error_clear(err);
+        }
+      err = svn_fs_fs__p2l_index_lookup(&entries, fs, file, 1, 0, 20000,
+                                        iterpool, iterpool);
+      failures += err != NULL;
+      svn_error_clear(err);
+    }
+  svn_pool_destroy(iterpool);
+  /* Most damage is noticed even without verification. */
+  assert_true(failures > 0);
+}
+
 /* The reference repositories, if this machine has them. */
 static void
 test_reference_repos(void **state)
@@ -440,6 +495,7 @@ main(void)
     cmocka_unit_test(test_stale_min_unpacked),
     cmocka_unit_test(test_handle_lifetimes),
     cmocka_unit_test(test_verify_damage),
+    cmocka_unit_test(test_damaged_lookups),
     cmocka_unit_test(test_reference_repos),
   };
   int rc;
