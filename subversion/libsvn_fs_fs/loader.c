@@ -192,18 +192,19 @@ __attribute__((visibility("default"))) svn_error_t *
 svn_fs_fs__init(const svn_version_t *loader_version,
                 fs_library_vtable_t **vtable, apr_pool_t *common_pool)
 {
-  static const svn_version_checklist_t checklist[] = {
-    { "svn_subr",  svn_subr_version },
+  /* Every library whose private ABI we call must be the exact release. */
+  static const svn_version_checklist_t deps[] = {
     { "svn_delta", svn_delta_version },
     { "svn_fs_util", svn_fs_util__version },
+    { "svn_subr", svn_subr_version },
     { NULL, NULL }
   };
 
   if (loader_version->major != SVN_VER_MAJOR)
     return svn_error_createf(SVN_ERR_VERSION_MISMATCH, NULL,
-                             "Unsupported FS loader version (%d) for fsfs7",
-                             loader_version->major);
-  SVN_ERR(svn_ver_check_list2(fsfs7_get_version(), checklist, svn_ver_equal));
+                             "fsfs7 cannot work with FS loader major "
+                             "version %d", loader_version->major);
+  SVN_ERR(svn_ver_check_list2(fsfs7_get_version(), deps, svn_ver_equal));
   *vtable = &library_vtable;
   return SVN_NO_ERROR;
 }
