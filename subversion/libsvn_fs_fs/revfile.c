@@ -198,8 +198,7 @@ shared_open(shared_file_t **result, file_set_t *set, const char *path,
   shared->fd = fd;
   shared->file_size = finfo.size;
   shared->block_size = block_size;
-  shared->block = apr_palloc(pool, block_size);
-  shared->block_start = -1;
+  shared->block_start = -1;       /* BLOCK is allocated on first use */
   *result = shared;
   return APR_SUCCESS;
 }
@@ -406,6 +405,8 @@ load_block(shared_file_t *shared, apr_off_t offset)
 
   if (shared->block_start == start)
     return SVN_NO_ERROR;
+  if (shared->block == NULL)
+    shared->block = apr_palloc(shared->pool, shared->block_size);
   shared->block_start = -1;
   SVN_ERR(read_at(&shared->block_len, shared, shared->block,
                   shared->block_size, start));
@@ -534,4 +535,32 @@ svn_fs_fs__revfile_memo(apr_pool_t **pool, svn_fs_fs__revfile_t *file)
 
   *pool = shared->pool;
   return shared->memo;
+}
+
+svn_error_t *
+svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
+                         apr_off_t *block_start, svn_fs_fs__revfile_t *file,
+                         apr_off_t offset)
+{
+  shared_file_t *shared = shared_of(file);
+
+  SVN_ERR_ASSERT(shared != NULL);
+  if (offset < 0 || offset >= shared->file_size)
+    return svn_fs_fs__corrupt(NULL, svn_fs_fs__revfile_describe(file,
+                                                                file->pool),
+             "Block read at offset %" APR_OFF_T_FMT " outside the file",
+             offset);
+  SVN_ERR(load_block(shared, offset));
+  if ((apr_size_t)(offset - shared->block_start) >= shared->block_len)
+    return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
+  *block_start = shared->block_start;
+  *data = shared->block + (offset - shared->block_start);
+  *len = shared->block_len - (apr_size_t)(offset - shared->block_start);
+  return SVN_NO_ERROR;
+}
+
+apr_size_t
+svn_fs_fs__revfile_block_size(svn_fs_fs__revfile_t *file)
+{
+  return shared_of(file)->block_size;
 }

@@ -62,6 +62,22 @@ svn_fs_fs__revfile_read_some(const char **data, apr_size_t *len,
                              svn_fs_fs__revfile_t *file, apr_off_t offset,
                              apr_size_t max_len, apr_pool_t *result_pool);
 
+/* Zero-copy access to the aligned read block of FILE that contains
+   OFFSET (the building block of block-reads: fetch a block, ask the P2L
+   index which items it holds, parse and cache them all).  *DATA points at
+   the byte at OFFSET, *LEN bytes follow it up to the block end or EOF,
+   *BLOCK_START is the block's first offset.  The memory belongs to the
+   open file and stays valid until the next read through any handle on the
+   same file; copy what must live longer. */
+svn_error_t *
+svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
+                         apr_off_t *block_start, svn_fs_fs__revfile_t *file,
+                         apr_off_t offset);
+
+/* Size of FILE's read blocks (fsfs.conf block-size, 64 KiB default). */
+apr_size_t
+svn_fs_fs__revfile_block_size(svn_fs_fs__revfile_t *file);
+
 /* Make sure FILE's footer fields are filled (logical addressing). */
 svn_error_t *
 svn_fs_fs__revfile_read_footer(svn_fs_fs__revfile_t *file,

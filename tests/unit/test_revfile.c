@@ -287,6 +287,21 @@ test_errors(void **state)
   CHECK(svn_fs_fs__p2l_entry_lookup(&entry, fs, file, 5, 1 << 30, pool,
                                     pool));
   assert_null(entry);
+  {
+    const unsigned char *data;
+    apr_size_t len;
+    apr_off_t block_start;
+
+    CHECK(svn_fs_fs__revfile_block(&data, &len, &block_start, file, 10));
+    assert_int_equal(block_start, 0);
+    assert_int_equal(len, file->file_size - 10);
+    CHECK(svn_fs_fs__revfile_read(buf, 4, file, 10));
+    assert_memory_equal(buf, data, 4);
+    err = svn_fs_fs__revfile_block(&data, &len, &block_start, file,
+                                   file->file_size);
+    assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+    svn_error_clear(err);
+  }
   CHECK(svn_fs_fs__revfile_close(file));
   CHECK(svn_fs_fs__revfile_close(file));        /* idempotent */
 }
