@@ -39,6 +39,16 @@ svn_error_t *
 svn_fs_fs__open_repo_for_recovery(svn_fs_t *fs, const char *path,
                                   apr_pool_t *scratch_pool);
 
+/* Upgrade the repository at PATH, opened into FS, to format 8 the way
+   stock 1.14 does (FORMAT-7): layout and addressing are kept, format 6
+   gains an instance id in db/uuid, db/format is rewritten, NOTIFY_FUNC
+   (may be NULL) hears svn_fs_upgrade_format_bumped.  A format 8
+   repository is left alone.  Takes the write lock. */
+svn_error_t *
+svn_fs_fs__upgrade(svn_fs_t *fs, const char *path,
+                   svn_fs_upgrade_notify_t notify_func, void *notify_baton,
+                   apr_pool_t *scratch_pool);
+
 /* Fill the svn_fs_fsfs_info_t of FS. */
 svn_error_t *
 svn_fs_fs__info_fsap(const void **fsap_info, svn_fs_t *fs,
@@ -54,5 +64,15 @@ svn_fs_fs__with_write_lock(svn_fs_t *fs,
                            svn_error_t *(*func)(void *baton,
                                                 apr_pool_t *pool),
                            void *baton, apr_pool_t *pool);
+
+/* Run FUNC(BATON) holding every repository lock, outermost first:
+   db/write-lock (with the in-process mutex), db/pack-lock (format 7+;
+   created if missing, as stock does) and db/txn-current-lock
+   (LOCKFILE-2).  For freeze and upgrade. */
+svn_error_t *
+svn_fs_fs__with_all_locks(svn_fs_t *fs,
+                          svn_error_t *(*func)(void *baton,
+                                               apr_pool_t *pool),
+                          void *baton, apr_pool_t *pool);
 
 #endif

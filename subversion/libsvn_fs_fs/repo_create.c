@@ -232,3 +232,65 @@ svn_fs_fs__create_repo(svn_fs_t *fs, const char *path,
                         TRUE, scratch_pool));
   return svn_error_trace(svn_fs_fs__open_repo(fs, path, scratch_pool));
 }
+
+/* ------------------------------------------------------------------ */
+/* Upgrade                                                             */
+
+typedef struct upgrade_baton_t
+{
+  svn_fs_t *fs;
+  svn_fs_upgrade_notify_t notify_func;
+  void *notify_baton;
+} upgrade_baton_t;
+
+/* Under the write lock: add the instance id if the old format had none,
+   then switch db/format (last, so a crash leaves a valid old repo). */
+static svn_error_t *
+upgrade_locked(void *baton, apr_pool_t *pool)
+{
+  upgrade_baton_t *b = baton;
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(b->fs);
+  const char *db = b->fs->path;
+  svn_fs_fs__format_t format;
+  const char *text, *format_path = svn_dirent_join(db, "format", pool);
+
+  if (ffd->format >= SVN_FS_FS__MAX_FORMAT)
+    return SVN_NO_ERROR;
+  if (ffd->format < SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
+    {
+      const char *instance_id = svn_uuid_generate(pool);
+
+      text = apr_pstrcat(pool, b->fs->uuid, "\n", instance_id, "\n",
+                         SVN_VA_NULL);
+      SVN_ERR(svn_io_write_atomic2(svn_dirent_join(db, "uuid", pool), text,
+                                   strlen(text), NULL, TRUE, pool));
+      ffd->instance_id = apr_pstrdup(b->fs->pool, instance_id);
+    }
+  format.format = SVN_FS_FS__MAX_FORMAT;
+  format.max_files_per_dir = ffd->max_files_per_dir;
+  format.use_log_addressing = ffd->use_log_addressing;
+  text = svn_fs_fs__format_unparse(&format, pool);
+  SVN_ERR(svn_io_write_atomic2(format_path, text, strlen(text), NULL, TRUE,
+                               pool));
+  SVN_ERR(svn_io_set_file_read_only(format_path, FALSE, pool));
+  ffd->format = format.format;
+  if (b->notify_func)
+    SVN_ERR(b->notify_func(b->notify_baton, format.format,
+                           svn_fs_upgrade_format_bumped, pool));
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__upgrade(svn_fs_t *fs, const char *path,
+                   svn_fs_upgrade_notify_t notify_func, void *notify_baton,
+                   apr_pool_t *scratch_pool)
+{
+  upgrade_baton_t b;
+
+  SVN_ERR(svn_fs_fs__open_repo(fs, path, scratch_pool));
+  b.fs = fs;
+  b.notify_func = notify_func;
+  b.notify_baton = notify_baton;
+  return svn_error_trace(svn_fs_fs__with_all_locks(fs, upgrade_locked, &b,
+                                                   scratch_pool));
+}

@@ -273,3 +273,52 @@ svn_fs_fs__with_write_lock(svn_fs_t *fs,
                        locked_call(fs, func, baton, pool));
   return SVN_NO_ERROR;
 }
+
+/* What with_all_locks runs inside the write lock. */
+typedef struct all_locks_baton_t
+{
+  svn_fs_t *fs;
+  svn_error_t *(*func)(void *baton, apr_pool_t *pool);
+  void *baton;
+} all_locks_baton_t;
+
+/* Take db/NAME exclusively for the lifetime of POOL, creating the empty
+   lock file first if it does not exist yet. */
+static svn_error_t *
+lock_db_file(svn_fs_t *fs, const char *name, apr_pool_t *pool)
+{
+  const char *path = svn_fs_fs__path_db(fs, name, pool);
+  svn_node_kind_t kind;
+
+  SVN_ERR(svn_io_check_path(path, &kind, pool));
+  if (kind == svn_node_none)
+    SVN_ERR(svn_io_file_create_empty(path, pool));
+  return svn_error_trace(svn_io_file_lock2(path, TRUE, FALSE, pool));
+}
+
+static svn_error_t *
+inner_locks(void *baton, apr_pool_t *pool)
+{
+  all_locks_baton_t *b = baton;
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(b->fs);
+
+  if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
+    SVN_ERR(lock_db_file(b->fs, "pack-lock", pool));
+  SVN_ERR(lock_db_file(b->fs, "txn-current-lock", pool));
+  return svn_error_trace(b->func(b->baton, pool));
+}
+
+svn_error_t *
+svn_fs_fs__with_all_locks(svn_fs_t *fs,
+                          svn_error_t *(*func)(void *baton,
+                                               apr_pool_t *pool),
+                          void *baton, apr_pool_t *pool)
+{
+  all_locks_baton_t b;
+
+  b.fs = fs;
+  b.func = func;
+  b.baton = baton;
+  return svn_error_trace(svn_fs_fs__with_write_lock(fs, inner_locks, &b,
+                                                    pool));
+}
