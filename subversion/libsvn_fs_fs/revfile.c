@@ -59,6 +59,7 @@ typedef struct shared_file_t
   int refcount;                   /* live handles                      */
   svn_boolean_t in_set;           /* FALSE: overflow file, dies at 0   */
   apr_uint64_t last_use;
+  const char *description;        /* svn_fs_fs__revfile_describe()     */
 
   svn_boolean_t footer_read;
   svn_fs_fs__footer_t footer;
@@ -522,10 +523,19 @@ const char *
 svn_fs_fs__revfile_describe(svn_fs_fs__revfile_t *file,
                             apr_pool_t *result_pool)
 {
-  return file->is_packed
-         ? apr_psprintf(result_pool, "pack file of r%ld",
-                        file->start_revision)
-         : apr_psprintf(result_pool, "rev file r%ld", file->start_revision);
+  shared_file_t *shared = shared_of(file);
+  apr_pool_t *pool = shared ? shared->pool : result_pool;
+  const char *text;
+
+  /* Lookups pass this to codecs on every call; format it once. */
+  if (shared && shared->description)
+    return shared->description;
+  text = file->is_packed
+         ? apr_psprintf(pool, "pack file of r%ld", file->start_revision)
+         : apr_psprintf(pool, "rev file r%ld", file->start_revision);
+  if (shared)
+    shared->description = text;
+  return text;
 }
 
 void **

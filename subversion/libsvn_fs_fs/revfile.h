@@ -83,7 +83,9 @@ svn_error_t *
 svn_fs_fs__revfile_read_footer(svn_fs_fs__revfile_t *file,
                                apr_pool_t *scratch_pool);
 
-/* "rev file r<N>" / "pack file of r<N>", for error messages. */
+/* "rev file r<N>" / "pack file of r<N>", for error messages.  Valid at
+   least as long as FILE stays open (RESULT_POOL is used only for closed
+   handles). */
 const char *
 svn_fs_fs__revfile_describe(svn_fs_fs__revfile_t *file,
                             apr_pool_t *result_pool);
