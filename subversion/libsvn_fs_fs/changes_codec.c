@@ -142,7 +142,7 @@ parse_main_line(svn_fs_fs__change_t *change, const char *s, const char *end,
         return "CHANGES-4";
       change->mergeinfo_mod = flag ? svn_tristate_true : svn_tristate_false;
     }
-  if (s == end || *s != '/')
+  if (s == end || *s != '/' || memchr(s, '\0', end - s) != NULL)
     return "CHANGES-5";
   change->path.data = apr_pstrmemdup(pool, s, end - s);
   change->path.len = end - s;
@@ -163,7 +163,8 @@ parse_copyfrom_line(svn_fs_fs__change_t *change, const char *s,
   if (s == end)
     return TRUE;
   space = memchr(s, ' ', end - s);
-  if (space == NULL || space == s || space + 1 == end || space[1] != '/')
+  if (space == NULL || space == s || space + 1 == end || space[1] != '/'
+      || memchr(space, '\0', end - space) != NULL)
     return FALSE;
   for (; s < space; s++)
     {

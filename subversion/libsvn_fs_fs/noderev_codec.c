@@ -100,14 +100,15 @@ scan_hex(unsigned char *digest, const char *s, apr_size_t len)
   return TRUE;
 }
 
-/* Split "<rev> <path>" (NODEREV-7, NODEREV-8). */
+/* Split "<rev> <path>" (NODEREV-7, NODEREV-8); paths hold no NUL. */
 static svn_boolean_t
 scan_rev_path(svn_revnum_t *rev, const char **path, const char *s,
               apr_size_t len, svn_boolean_t allow_txn, apr_pool_t *pool)
 {
   const char *space = memchr(s, ' ', len);
 
-  if (space == NULL || space + 1 == s + len || space[1] != '/')
+  if (space == NULL || space + 1 == s + len || space[1] != '/'
+      || memchr(space, '\0', len - (space - s)) != NULL)
     return FALSE;
   if (!scan_revision(rev, s, space - s, allow_txn))
     return FALSE;
@@ -176,7 +177,13 @@ decode_rep_tokens(svn_fs_fs__rep_t *rep, const char **tok,
       rep->has_sha1 = TRUE;
     }
   if (n >= 7 && !is_dash(tok[6], tok_len[6]))
-    rep->uniquifier = apr_pstrmemdup(pool, tok[6], tok_len[6]);
+    {
+      apr_size_t i;
+      for (i = 0; i < tok_len[6]; i++)
+        if ((unsigned char)tok[6][i] < 0x21 || (unsigned char)tok[6][i] > 0x7e)
+          return FALSE;
+      rep->uniquifier = apr_pstrmemdup(pool, tok[6], tok_len[6]);
+    }
   return TRUE;
 }
 
@@ -327,7 +334,8 @@ parse_field(svn_fs_fs__noderev_t *nr, pending_t *pend, const char *line,
     pend->props = value, pend->props_len = value_len;
   else if (FIELD_IS("cpath"))
     {
-      if (value_len == 0 || value[0] != '/')
+      if (value_len == 0 || value[0] != '/'
+          || memchr(value, '\0', value_len) != NULL)
         return svn_fs_fs__corrupt("NODEREV-6", where,
                                   "Created path of node-rev is not absolute");
       nr->created_path = apr_pstrmemdup(pool, value, value_len);
