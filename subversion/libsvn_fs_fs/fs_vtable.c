@@ -130,8 +130,8 @@ set_uuid_locked(void *baton, apr_pool_t *pool)
     text = apr_pstrcat(pool, uuid, "\n", SVN_VA_NULL);
   SVN_ERR(svn_io_write_atomic2(path, text, strlen(text), path, TRUE, pool));
   fs->uuid = apr_pstrdup(fs->pool, uuid);
-  ffd->instance_id = ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT
-                   ? apr_pstrdup(fs->pool, instance_id) : fs->uuid;
+  if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
+    ffd->instance_id = apr_pstrdup(fs->pool, instance_id);
   return SVN_NO_ERROR;
 }
 

@@ -94,7 +94,9 @@ read_uuid(svn_fs_fs__data_t *ffd, svn_fs_t *fs, apr_pool_t *scratch_pool)
                               "Missing or unterminated repository UUID");
   *eol = '\0';
   fs->uuid = apr_pstrdup(fs->pool, text->data);
-  ffd->instance_id = fs->uuid;
+  /* Without an instance id (format 6), copies of a repository share the
+     uuid; leaving it NULL makes the cache prefix use the path instead. */
+  ffd->instance_id = NULL;
   if (ffd->format < SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     return SVN_NO_ERROR;
 
