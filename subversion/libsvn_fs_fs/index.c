@@ -39,6 +39,9 @@
 #include "index_codec.h"
 #include "paths.h"
 
+/* L2P pages up to this many entries are copied out of the cache whole. */
+#define SMALL_L2P_PAGE 512
+
 /* Memo slots of an open file (revfile.h). */
 enum { MEMO_MANIFEST, MEMO_L2P_HEADER, MEMO_P2L_HEADER, MEMO_L2P_PAGE,
        MEMO_P2L_PAGE };
@@ -561,14 +564,34 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
       svn_boolean_t found = FALSE;
       void *answer = NULL;
 
-      if (ffd->l2p_page_cache)
-        SVN_ERR(svn_cache__get_partial(&answer, &found, ffd->l2p_page_cache,
-                                       &key, get_l2p_value, &slot,
-                                       scratch_pool));
-      if (found && answer)
+      /* Small pages (the usual single revision) are copied into the memo
+         so that the next items of the revision need no cache access;
+         big pages are only peeked at. */
+      if (ffd->l2p_page_cache
+          && header->page_table[page_no].entry_count <= SMALL_L2P_PAGE)
         {
-          *value = *(apr_uint64_t *)answer;
-          return SVN_NO_ERROR;
+          page_memo_t *pm = renew_page_memo(rev_file, MEMO_L2P_PAGE);
+          SVN_ERR(svn_cache__get(&answer, &found, ffd->l2p_page_cache,
+                                 &key, pm->pool));
+          if (found && ((l2p_page_t *)answer)->count
+                       == header->page_table[page_no].entry_count)
+            {
+              pm->page = answer;
+              *value = ((l2p_page_t *)answer)->values[slot];
+              return SVN_NO_ERROR;
+            }
+        }
+      else if (ffd->l2p_page_cache)
+        {
+          SVN_ERR(svn_cache__get_partial(&answer, &found,
+                                         ffd->l2p_page_cache, &key,
+                                         get_l2p_value, &slot,
+                                         scratch_pool));
+          if (found && answer)
+            {
+              *value = *(apr_uint64_t *)answer;
+              return SVN_NO_ERROR;
+            }
         }
       SVN_ERR(load_l2p_page(&page, rev_file, header, page_no, scratch_pool));
       if (ffd->l2p_page_cache)
