@@ -119,7 +119,8 @@ class SvnbenchTest(unittest.TestCase):
     def test_null_log_range_limit_quiet(self):
         for label, url in self.each_url():
             with self.subTest(url=label):
-                got = bench("null-log", "-v", "--limit", "5", "-r", "20:3", url)
+                got = bench("null-log", "-v", "--limit", "5", "-r", "20:3",
+                            url)
                 want = self.svn_log_totals(url, "--limit", "5", "-r", "20:3")
                 self.assertEqual(got["revisions"], 5)
                 self.assertEqual(got["changed_paths"], want["changed_paths"])
@@ -164,19 +165,23 @@ class SvnbenchTest(unittest.TestCase):
             with self.subTest(url=label):
                 theirs = run([debian, "null-log", "-v", url])
                 ours = bench("null-log", "-v", url)
-                self.assertEqual(ours["revisions"], number(theirs, "revisions"))
+                self.assertEqual(ours["revisions"],
+                                 number(theirs, "revisions"))
                 self.assertEqual(ours["changed_paths"],
                                  number(theirs, "changes"))
-                self.assertEqual(ours["msg_lines"], number(theirs, "msg lines"))
+                self.assertEqual(ours["msg_lines"],
+                                 number(theirs, "msg lines"))
                 theirs = run([debian, "null-export", url])
                 ours = bench("null-export", url)
                 self.assertEqual(ours["dirs"], number(theirs, "directories"))
                 self.assertEqual(ours["files"], number(theirs, "files"))
-                self.assertEqual(ours["bytes"], number(theirs, "bytes in files"))
+                self.assertEqual(ours["bytes"],
+                                 number(theirs, "bytes in files"))
                 # Debian's count includes the svn:entry:* properties and over
                 # http:// the svn:wc:* ones
                 self.assertEqual(ours["props"] + ours["entry_props"]
-                                 + ours["wc_props"], number(theirs, "properties"))
+                                 + ours["wc_props"],
+                                 number(theirs, "properties"))
 
     def test_bad_usage(self):
         for argv in ([], ["null-log"], ["bogus", self.urls["file"]],

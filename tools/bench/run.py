@@ -35,7 +35,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
+sys.path.insert(0, os.path.dirname(HERE))
 import cache as pagecache  # noqa: E402
+import copy_repo  # noqa: E402
 import gen_repo  # noqa: E402
 import matrix  # noqa: E402
 import report  # noqa: E402
@@ -130,13 +132,19 @@ def prepare_dataset(args, work, repos):
     by the stock module, reused when already complete."""
     dumpfile = os.path.join(work, "dataset.svndump")
     stamp = os.path.join(work, "dataset.id")
-    ident = json.dumps([args.dump, args.repos_from, args.quick_revs])
+    ident = json.dumps([args.dump, args.repo, args.repos_from,
+                        args.quick_revs, args.interleave])
     old = open(stamp).read() if os.path.exists(stamp) else None
     repodir = os.path.join(work, "repos")
     if old != ident:
         shutil.rmtree(repodir, ignore_errors=True)
+        shutil.rmtree(os.path.join(work, "interleaved"), ignore_errors=True)
         if args.dump:
             write_dump(args.dump, dumpfile)
+        elif args.repo:
+            with open(dumpfile, "wb") as out:
+                subprocess.run(["svnadmin", "dump", "-q", args.repo],
+                               stdout=out, check=True, env=stock_env())
         else:
             with open(dumpfile, "wb") as out:
                 out.write(gen_repo.dump_stream(args.quick_revs))
@@ -164,8 +172,31 @@ def prepare_dataset(args, work, repos):
         if len(procs) == 2:
             finish_loads(procs, repodir)
     finish_loads(procs, repodir)
+    if args.interleave:
+        interleave(work, repos, *args.interleave)
     subprocess.run(["chmod", "-R", "a+rX", work], check=True)
     return {n: os.path.join(repodir, n) for n in repos}, dumpfile
+
+
+def interleave(work, repos, count, sep_kb):
+    """Replace each benchmarked repository by copy 1 of COUNT interleaved
+    copies (tools/copy_repo.py), all four repositories' copies written
+    into one directory tree one after the other; the other copies stay on
+    disk as neighbours, as on a server hosting many repositories."""
+    repodir = os.path.join(work, "repos")
+    for name in repos:
+        dest = os.path.join(work, "interleaved", name)
+        if os.path.exists(os.path.join(dest, "DONE")):
+            continue
+        shutil.rmtree(dest, ignore_errors=True)
+        log("interleaving %d copies of %s, %d kB apart" % (count, name,
+                                                             sep_kb))
+        copy_repo.copy_repo(os.path.join(repodir, name), dest, count,
+                            sep_kb)
+        os.rename(os.path.join(repodir, name), os.path.join(dest,
+                                                            "original"))
+        os.rename(os.path.join(dest, "copy-1"), os.path.join(repodir, name))
+        open(os.path.join(dest, "DONE"), "w").close()
 
 
 def finish_loads(procs, repodir):
@@ -333,8 +364,13 @@ def parse_args(argv):
                       const="full", help="the whole published matrix")
     p.add_argument("--dump", help="dump file (.gz ok) to build the "
                    "repositories from (with the stock module)")
+    p.add_argument("--repo", help="any existing repository: dumped "
+                   "(stock svnadmin dump) and rebuilt as f6/f6p/f7/f7p")
     p.add_argument("--repos-from", help="directory with ready-made "
                    "repositories f6 f6p f7 f7p (copied, never modified)")
+    p.add_argument("--interleave", metavar="COUNT:SEP_KB",
+                   help="benchmark copy 1 of COUNT interleaved copies of "
+                   "each repository (tools/copy_repo.py)")
     p.add_argument("--quick-revs", type=int, default=300,
                    help="revisions of the generated dataset (no --dump)")
     p.add_argument("--modules", default="stock",
@@ -359,8 +395,19 @@ def parse_args(argv):
                    help="only rebuild summary, tables and plots from "
                    "OUTDIR/runs.csv")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--update-doc", metavar="FILE",
+                   help="also put the tables into FILE between the markers "
+                   "'<!-- bench:results:begin -->' and '... end -->'")
     args = p.parse_args(argv)
     args.mode = args.mode or "quick"
+    if args.interleave:
+        try:
+            count, sep = (int(x) for x in args.interleave.split(":"))
+        except ValueError:
+            p.error("--interleave wants COUNT:SEP_KB")
+        if count < 2 or sep < 0:
+            p.error("--interleave: COUNT >= 2, SEP_KB >= 0")
+        args.interleave = (count, sep)
     sel = matrix.preset(args.mode)
     for name in ("repos", "ops", "access", "caches", "temps"):
         value = getattr(args, name)
@@ -403,6 +450,37 @@ def write_outputs(out, runs, meta, no_plots=False):
     return summary
 
 
+BEGIN_MARK = "<!-- bench:results:begin -->"
+END_MARK = "<!-- bench:results:end -->"
+
+
+def update_doc(path, out, meta):
+    """Replace the results section of the Markdown file PATH by OUT's
+    tables, headed by the command and conditions that produced them."""
+    with open(path) as f:
+        text = f.read()
+    if BEGIN_MARK not in text or END_MARK not in text:
+        raise SystemExit("run.py: %s lacks the result markers" % path)
+    with open(os.path.join(out, "tables.md")) as f:
+        tables = f.read().split("\n", 1)[1]    # drop the comment line
+    machine = meta.get("machine", {})
+    head = ["", "Made by `%s` (started %s, %s s, %s CPUs, load average "
+            "%s at the start; Subversion %s).  Medians of %s runs; raw "
+            "data in the run's `runs.csv`." % (
+                meta.get("command"), meta.get("started"),
+                meta.get("seconds"), machine.get("cpus"),
+                " ".join(str(x) for x in machine.get("loadavg", [])),
+                machine.get("svn"), meta.get("reps")), ""]
+    tables = tables.replace("\n## ", "\n#### ").replace("\n### ", "\n#### ")
+    if tables.startswith("## "):
+        tables = "#### " + tables[3:]
+    before = text.split(BEGIN_MARK)[0]
+    after = text.split(END_MARK, 1)[1]
+    with open(path, "w") as f:
+        f.write(before + BEGIN_MARK + "\n".join(head) + tables.rstrip()
+                + "\n\n" + END_MARK + after)
+
+
 def plot(out):
     """plots.py needs matplotlib, which Debian ships for /usr/bin/python3;
     use that interpreter when ours lacks it."""
@@ -424,6 +502,7 @@ def machine_info():
         except OSError:
             return ""
     return {"host": platform.node(), "kernel": platform.release(),
+            "loadavg": [round(x, 2) for x in os.getloadavg()],
             "cpus": os.cpu_count(),
             "svn": cmd(["svn", "--version", "--quiet"]),
             "apache": cmd(["/usr/sbin/apache2", "-v"]).splitlines()[0:1]}
@@ -438,6 +517,8 @@ def main(argv=None):
             else {}
         write_outputs(out, report.read_runs(os.path.join(out, "runs.csv")),
                       meta, args.no_plots)
+        if args.update_doc:
+            update_doc(args.update_doc, out, meta)
         print(os.path.join(out, "tables.md"))
         return 0
     if not os.access(args.svnbench, os.X_OK):
@@ -459,7 +540,7 @@ def main(argv=None):
         ["tools/bench/run.py"] + (argv if argv is not None else sys.argv[1:])),
         "started": datetime.datetime.utcnow().isoformat() + "Z",
         "machine": machine_info(), "reps": args.reps,
-        "log_limit": args.log_limit, "dump": args.dump}
+        "log_limit": args.log_limit, "dump": args.dump or args.repo}
     repos, dumpfile = prepare_dataset(args, args.work, args.repos)
     cells = matrix.cells(args.modules, args.repos, args.ops, args.access,
                          args.caches, args.temps, args.load_caches)
@@ -473,6 +554,8 @@ def main(argv=None):
         with open(os.path.join(out, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
         write_outputs(out, runner.runs, meta, args.no_plots)
+    if args.update_doc:
+        update_doc(args.update_doc, out, meta)
     log("done in %.0f s: %s" % (time.time() - start,
                                 os.path.join(out, "tables.md")))
     print(os.path.join(out, "tables.md"))
