@@ -518,7 +518,10 @@ p2l_check_entry(svn_fs_fs__p2l_entry_t *entry, apr_uint64_t offset,
       || fnv > APR_UINT32_MAX)
     return svn_fs_fs__index_corrupt("P2L-4", where,
              "Invalid P2L entry at offset %" APR_UINT64_T_FMT, offset);
-  if (offset >= (apr_uint64_t)page_end || size >= MAX_POSITION
+  /* An empty item at the very end of a page may be listed there. */
+  if (offset > (apr_uint64_t)page_end
+      || (offset == (apr_uint64_t)page_end && size > 0)
+      || size >= MAX_POSITION
       || offset + size >= MAX_POSITION)
     return svn_fs_fs__index_corrupt("P2L-5", where,
              "P2L entry at offset %" APR_UINT64_T_FMT " (size %"
@@ -761,4 +764,155 @@ svn_fs_fs__index_check_image(const unsigned char *data, apr_size_t len,
   return svn_error_trace(check_image_agreement(l2p, entries, data,
                                                footer.l2p_offset,
                                                scratch_pool));
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Encoders                                                            */
+
+static void
+put_u(svn_stringbuf_t *out, apr_uint64_t value)
+{
+  unsigned char buf[SVN_FS_FS__VARINT_MAX_LEN];
+  svn_stringbuf_appendbytes(out, (const char *)buf,
+                            svn_fs_fs__varint_encode(buf, value));
+}
+
+static void
+put_s(svn_stringbuf_t *out, apr_int64_t value)
+{
+  unsigned char buf[SVN_FS_FS__VARINT_MAX_LEN];
+  svn_stringbuf_appendbytes(out, (const char *)buf,
+                            svn_fs_fs__varint_encode_signed(buf, value));
+}
+
+/* Encode one L2P page of COUNT offsets at OFFSETS into PAGES and record
+   its size and count in TABLE. */
+static void
+l2p_build_page(svn_stringbuf_t *pages, svn_stringbuf_t *table,
+               const apr_off_t *offsets, apr_uint64_t count)
+{
+  apr_size_t before = pages->len;
+  apr_int64_t last = 0;
+  apr_uint64_t k;
+
+  for (k = 0; k < count; k++)
+    {
+      apr_int64_t stored = offsets[k] < 0 ? 0 : offsets[k] + 1;
+      put_s(pages, stored - last);
+      last = stored;
+    }
+  put_u(table, pages->len - before);
+  put_u(table, count);
+}
+
+svn_error_t *
+svn_fs_fs__l2p_section_build(svn_stringbuf_t **section,
+                             svn_revnum_t first_revision,
+                             const apr_array_header_t *revisions,
+                             apr_uint64_t page_size,
+                             apr_pool_t *result_pool)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create(L2P_MAGIC, result_pool);
+  svn_stringbuf_t *per_rev = svn_stringbuf_create_empty(result_pool);
+  svn_stringbuf_t *table = svn_stringbuf_create_empty(result_pool);
+  svn_stringbuf_t *pages = svn_stringbuf_create_empty(result_pool);
+  apr_uint64_t page_count = 0;
+  int k;
+
+  SVN_ERR_ASSERT(page_size > 0 && revisions->nelts > 0);
+  for (k = 0; k < revisions->nelts; k++)
+    {
+      const apr_array_header_t *offsets
+        = APR_ARRAY_IDX(revisions, k, const apr_array_header_t *);
+      apr_uint64_t n = (apr_uint64_t)offsets->nelts, start;
+
+      put_u(per_rev, (n + page_size - 1) / page_size);
+      for (start = 0; start < n; start += page_size, page_count++)
+        l2p_build_page(pages, table,
+                       &APR_ARRAY_IDX(offsets, start, apr_off_t),
+                       n - start < page_size ? n - start : page_size);
+    }
+  put_u(out, (apr_uint64_t)first_revision);
+  put_u(out, page_size);
+  put_u(out, (apr_uint64_t)revisions->nelts);
+  put_u(out, page_count);
+  svn_stringbuf_appendstr(out, per_rev);
+  svn_stringbuf_appendstr(out, table);
+  svn_stringbuf_appendstr(out, pages);
+  *section = out;
+  return SVN_NO_ERROR;
+}
+
+/* Append entry E to the P2L page being built in PAGE, with the running
+   COMPOUND and REV of that page. */
+static void
+p2l_build_entry(svn_stringbuf_t *page, const svn_fs_fs__p2l_entry_t *e,
+                apr_int64_t *compound, apr_int64_t *rev)
+{
+  apr_int64_t c = (apr_int64_t)(e->item_index * 8 + e->type);
+  apr_int64_t r = e->type == SVN_FS_FS__ITEM_TYPE_UNUSED
+                ? *rev : (apr_int64_t)e->revision;
+
+  if (page->len == 0)
+    put_u(page, (apr_uint64_t)e->offset);
+  put_u(page, (apr_uint64_t)e->size);
+  put_s(page, c - *compound);
+  put_s(page, r - *rev);
+  put_u(page, e->fnv1_checksum);
+  *compound = c;
+  *rev = r;
+}
+
+svn_error_t *
+svn_fs_fs__p2l_section_build(svn_stringbuf_t **section,
+                             svn_revnum_t first_revision, apr_off_t covered,
+                             apr_uint64_t page_size,
+                             const apr_array_header_t *entries,
+                             apr_pool_t *result_pool)
+{
+  apr_uint64_t page_count = ((apr_uint64_t)covered + page_size - 1)
+                            / page_size, k = 0;
+  svn_stringbuf_t *out = svn_stringbuf_create(P2L_MAGIC, result_pool);
+  svn_stringbuf_t *sizes = svn_stringbuf_create_empty(result_pool);
+  svn_stringbuf_t *pages = svn_stringbuf_create_empty(result_pool);
+  svn_stringbuf_t *page = svn_stringbuf_create_empty(result_pool);
+  apr_int64_t compound = 0, rev = first_revision;
+  svn_fs_fs__p2l_entry_t filler = { 0 };
+  int i;
+
+  SVN_ERR_ASSERT(page_size > 0);
+  if (page_count == 0)
+    page_count = 1;
+  filler.offset = covered;
+  filler.size = (apr_off_t)(page_count * page_size) - covered;
+  filler.type = SVN_FS_FS__ITEM_TYPE_UNUSED;
+  for (i = 0; i <= entries->nelts; i++)
+    {
+      const svn_fs_fs__p2l_entry_t *e = i < entries->nelts
+        ? &APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t) : &filler;
+      apr_uint64_t end = (apr_uint64_t)(e->offset + e->size);
+
+      /* An entry goes to the page holding its last byte (P2L-5). */
+      while (end > (k + 1) * page_size)
+        {
+          put_u(sizes, page->len);
+          svn_stringbuf_appendstr(pages, page);
+          svn_stringbuf_setempty(page);
+          compound = 0;
+          rev = first_revision;
+          k++;
+        }
+      p2l_build_entry(page, e, &compound, &rev);
+    }
+  put_u(sizes, page->len);
+  svn_stringbuf_appendstr(pages, page);
+  put_u(out, (apr_uint64_t)first_revision);
+  put_u(out, (apr_uint64_t)covered);
+  put_u(out, page_size);
+  put_u(out, page_count);
+  svn_stringbuf_appendstr(out, sizes);
+  svn_stringbuf_appendstr(out, pages);
+  *section = out;
+  return SVN_NO_ERROR;
 }

@@ -162,3 +162,31 @@ svn_fs_fs__p2l_check_section(svn_fs_fs__p2l_header_t **header,
                              const unsigned char *data, apr_size_t len,
                              apr_off_t data_offset, const char *where,
                              apr_pool_t *result_pool);
+
+
+/* ------------------------------------------------------------------ */
+/* Encoders (for writers: commit and pack)                             */
+
+/* Encode an L2P section covering REVISIONS->nelts revisions starting at
+   FIRST_REVISION.  Element k of REVISIONS is an apr_array_header_t * of
+   apr_off_t: the file offset of each item index of revision
+   FIRST_REVISION+k, -1 for unused indexes (index 0 is always unused).
+   PAGE_SIZE is the number of entries per page.  The section is returned
+   in *SECTION, allocated in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__l2p_section_build(svn_stringbuf_t **section,
+                             svn_revnum_t first_revision,
+                             const apr_array_header_t *revisions,
+                             apr_uint64_t page_size,
+                             apr_pool_t *result_pool);
+
+/* Encode a P2L section for the item data [0, COVERED) of a file whose
+   first revision is FIRST_REVISION.  ENTRIES (svn_fs_fs__p2l_entry_t)
+   must tile [0, COVERED) in offset order; the unused filler up to the end
+   of the last page is added here.  PAGE_SIZE is in bytes. */
+svn_error_t *
+svn_fs_fs__p2l_section_build(svn_stringbuf_t **section,
+                             svn_revnum_t first_revision, apr_off_t covered,
+                             apr_uint64_t page_size,
+                             const apr_array_header_t *entries,
+                             apr_pool_t *result_pool);
