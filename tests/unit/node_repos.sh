@@ -1,0 +1,31 @@
+#!/bin/sh
+# node_repos.sh DIR --- make the repositories test_node reads: DIR/f6
+# (format 6, physical addressing) and DIR/f8 (format 8, logical), written
+# by the stock module.  History: props, copies, mergeinfo, delete,
+# replace, file names with spaces, a directory of 600 entries added in one
+# revision (a changed-path list spanning several blocks).
+set -e
+unset LD_LIBRARY_PATH
+dir=$1
+for v in 6 8; do
+  case $v in 6) cv=1.8;; 8) cv=1.10;; esac
+  R=$dir/f$v; W=$dir/wc$v
+  svnadmin create --compatible-version=$cv $R
+  svn -q checkout file://$R $W
+  cd $W
+  mkdir -p trunk/sub branches
+  echo hello > trunk/a.txt; echo "spaced" > "trunk/sub/b c.txt"; : > trunk/empty
+  svn -q add trunk branches
+  svn -q propset myprop val trunk/a.txt
+  svn -q commit -m r1
+  svn -q copy trunk branches/br1; svn -q commit -m r2; svn -q up
+  echo more >> branches/br1/a.txt; svn -q commit -m r3; svn -q up
+  svn -q merge ^/branches/br1 trunk; svn -q commit -m r4; svn -q up
+  svn -q rm trunk/sub; svn -q commit -m r5; svn -q up
+  svn -q rm trunk/a.txt; svn -q copy branches/br1/a.txt@3 trunk/a.txt
+  svn -q commit -m r6; svn -q up
+  mkdir trunk/many
+  i=0; while [ $i -lt 600 ]; do echo $i > trunk/many/f$i; i=$((i+1)); done
+  svn -q add trunk/many; svn -q commit -m r7
+  cd $dir
+done
