@@ -845,14 +845,20 @@ svn_fs_fs__l2p_section_build(svn_stringbuf_t **section,
 }
 
 /* Append entry E to the P2L page being built in PAGE, with the running
-   COMPOUND and REV of that page. */
+   COMPOUND and REV of that page.  Unused ranges carry UNUSED_REV, or the
+   running revision if that is negative.  (The stock module writes
+   padding inside the data with the file's first revision and the final
+   filler with the revision of the entry before it; we do the same so
+   that our indexes are byte-identical.) */
 static void
 p2l_build_entry(svn_stringbuf_t *page, const svn_fs_fs__p2l_entry_t *e,
-                apr_int64_t *compound, apr_int64_t *rev)
+                apr_int64_t unused_rev, apr_int64_t *compound,
+                apr_int64_t *rev)
 {
   apr_int64_t c = (apr_int64_t)(e->item_index * 8 + e->type);
-  apr_int64_t r = e->type == SVN_FS_FS__ITEM_TYPE_UNUSED
-                ? *rev : (apr_int64_t)e->revision;
+  apr_int64_t r = e->type != SVN_FS_FS__ITEM_TYPE_UNUSED
+                ? (apr_int64_t)e->revision
+                : (unused_rev < 0 ? *rev : unused_rev);
 
   if (page->len == 0)
     put_u(page, (apr_uint64_t)e->offset);
@@ -903,7 +909,8 @@ svn_fs_fs__p2l_section_build(svn_stringbuf_t **section,
           rev = first_revision;
           k++;
         }
-      p2l_build_entry(page, e, &compound, &rev);
+      p2l_build_entry(page, e, e == &filler ? -1 : first_revision,
+                      &compound, &rev);
     }
   put_u(sizes, page->len);
   svn_stringbuf_appendstr(pages, page);

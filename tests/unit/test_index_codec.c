@@ -153,6 +153,7 @@ test_good_images(void **state)
     "good/addressing/f7p/revs/3/12",
     "good/addressing/f7mp/revs/0.pack/pack",   /* multi-page pack */
     "good/addressing/f7mp/revs/1/5",
+    "good/addressing/f7blk/revs/0.pack/pack",  /* unused padding items */
   };
   size_t k;
 
@@ -316,6 +317,7 @@ test_roundtrip(void **state)
     "good/addressing/f7p/revs/2.pack/pack",
     "good/addressing/f7mp/revs/0.pack/pack",
     "good/addressing/f7mp/revs/1/4",
+    "good/addressing/f7blk/revs/0.pack/pack",  /* block padding */
   };
   size_t k;
 

@@ -188,7 +188,7 @@ static void
 test_vectors_items(void **state)
 {
   static const char *repos[] = { "f7p", "f8small", "f6p", "f8phys",
-                                 "f7mp" };
+                                 "f7mp", "f7blk" };
   size_t k;
 
   for (k = 0; k < sizeof(repos) / sizeof(repos[0]); k++)
@@ -201,7 +201,7 @@ test_vectors_items(void **state)
 static void
 test_vectors_verify(void **state)
 {
-  static const char *repos[] = { "f7p", "f8small", "f7mp" };
+  static const char *repos[] = { "f7p", "f8small", "f7mp", "f7blk" };
   size_t k;
 
   for (k = 0; k < sizeof(repos) / sizeof(repos[0]); k++)
