@@ -49,9 +49,6 @@
 /* Largest fulltext we put into the fulltext cache. */
 #define FULLTEXT_CACHE_LIMIT (2 * 1024 * 1024)
 
-/* Largest fulltext whose SHA1 we verify (REP-7). */
-#define SHA1_CHECK_LIMIT (64 * 1024)
-
 /* Longest delta chain we follow before calling the data corrupt (REP-6);
    real chains are a few dozen links at most. */
 #define MAX_CHAIN_LENGTH 100000
@@ -253,6 +250,9 @@ ensure_input(rep_src_t *src, apr_size_t need)
   want = need > PREFETCH_SIZE ? need : PREFETCH_SIZE;
   if ((svn_filesize_t)want > limit - src->read_pos)
     want = (apr_size_t)(limit - src->read_pos);
+  if (want < need)
+    return svn_fs_fs__corrupt("REP-3", src_where(src),
+                              "Read beyond the end of the representation");
 
   if (src->own_in_cap < want)
     {
@@ -632,10 +632,11 @@ src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
 /* Reading a whole representation                                      */
 
 /* Start reading REP of FS in POOL: use the cached fulltext when there is
-   one, otherwise open the delta chain and prepare verification. */
+   one (unless FULL_CHECK), otherwise open the delta chain and prepare
+   verification.  FULL_CHECK adds the SHA1 (REP-7). */
 static svn_error_t *
 reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
-              apr_pool_t *pool)
+              svn_boolean_t full_check, apr_pool_t *pool)
 {
   reader_t *r = apr_pcalloc(pool, sizeof(*r));
   svn_cache__t *cache = SVN_FS_FS__DATA(fs)->fulltext_cache;
@@ -653,7 +654,11 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
     return svn_fs_fs__unsupported("reading representations of "
                                   "transactions");
 
-  SVN_ERR(cached_fulltext(&cached, fs, rep->revision, rep->item_index, pool));
+  if (!full_check)
+    SVN_ERR(cached_fulltext(&cached, fs, rep->revision, rep->item_index,
+                            pool));
+  else
+    cached = NULL;
   if (cached)
     {
       r->top = memory_src(r, rep->revision, rep->item_index, cached->data,
@@ -674,9 +679,8 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
     r->expected_len = rep->size;
 
   /* SHA1 costs as much as MD5 again and adds nothing to catching damaged
-     data; like the stock module we leave it out for big texts. */
-  r->check_sha1 = rep->has_sha1 && r->expected_len >= 0
-                  && r->expected_len <= SHA1_CHECK_LIMIT;
+     data; like the stock module, plain reads leave it out. */
+  r->check_sha1 = full_check && rep->has_sha1;
   if (r->check_sha1)
     apr_sha1_init(&r->sha1);
 
@@ -818,7 +822,7 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
       *contents = svn_stream_empty(result_pool);
       return SVN_NO_ERROR;
     }
-  SVN_ERR(reader_create(&r, fs, rep, result_pool));
+  SVN_ERR(reader_create(&r, fs, rep, FALSE, result_pool));
   *contents = svn_stream_create(r, result_pool);
   svn_stream_set_read2(*contents, stream_read, stream_read);
   svn_stream_set_close(*contents, stream_close);
@@ -849,7 +853,7 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
     }
 
   pool = svn_pool_create(scratch_pool);
-  SVN_ERR(reader_create(&r, fs, rep, pool));
+  SVN_ERR(reader_create(&r, fs, rep, FALSE, pool));
   text = svn_stringbuf_create_ensure(r->expected_len > 0
                                      ? (apr_size_t)r->expected_len : 64,
                                      result_pool);
@@ -870,6 +874,32 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
     SVN_ERR(cache_fulltext(r, text));
   svn_pool_destroy(pool);
   *contents = text;
+  return SVN_NO_ERROR;
+}
+
+
+svn_error_t *
+svn_fs_fs__rep_verify(svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
+                      svn_cancel_func_t cancel_func, void *cancel_baton,
+                      apr_pool_t *scratch_pool)
+{
+  apr_pool_t *pool;
+  reader_t *r;
+  char *buf;
+
+  if (rep == NULL)
+    return SVN_NO_ERROR;
+  pool = svn_pool_create(scratch_pool);
+  buf = apr_palloc(pool, PREFETCH_SIZE);
+  SVN_ERR(reader_create(&r, fs, rep, TRUE, pool));
+  while (!r->finished)
+    {
+      apr_size_t len = PREFETCH_SIZE;
+      if (cancel_func)
+        SVN_ERR(cancel_func(cancel_baton));
+      SVN_ERR(reader_read(r, buf, &len, FALSE));
+    }
+  svn_pool_destroy(pool);
   return SVN_NO_ERROR;
 }
 

@@ -2,8 +2,8 @@
  *
  * Turns a svn_fs_fs__rep_t into bytes: reads the rep header, follows the
  * delta chain (skip-deltas, shared reps in other revisions), decodes svndiff
- * 0/1/2 windows and verifies MD5/SHA1 and the expanded size.  Large files
- * are streamed window by window.  Formats: doc/format/representations.md,
+ * 0/1/2 windows and verifies the MD5 (SHA1 on request) and the expanded
+ * size.  Large files are streamed window by window.  Formats: doc/format/representations.md,
  * doc/format/svndiff.md.  Owner: the reps layer (rep_read.c, rep_header.c,
  * svndiff.c).
  */
@@ -15,9 +15,11 @@
 #include "fsfs7.h"
 
 /* A readable stream of the fulltext of REP (an empty stream for NULL).
-   When the whole stream has been read, its length, MD5 (and SHA1 if
-   known) are checked; mismatches are SVN_ERR_FS_CORRUPT /
-   SVN_ERR_CHECKSUM_MISMATCH.  Everything lives in RESULT_POOL. */
+   When the whole stream has been read, its length and MD5 are checked
+   (the SHA1 only by svn_fs_fs__rep_verify; the stock module does not
+   check it on reads either).  A wrong length is SVN_ERR_FS_CORRUPT, a
+   wrong MD5 an SVN_ERR_FS_CORRUPT wrapping SVN_ERR_CHECKSUM_MISMATCH.
+   Everything lives in RESULT_POOL. */
 svn_error_t *
 svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
                                const svn_fs_fs__rep_t *rep,
@@ -29,6 +31,15 @@ svn_error_t *
 svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
                         const svn_fs_fs__rep_t *rep, apr_pool_t *result_pool,
                         apr_pool_t *scratch_pool);
+
+/* Read REP's whole fulltext from disk (bypassing the fulltext cache) and
+   check everything REP records about it: length, MD5 and, unlike the
+   plain read functions, the SHA1 when known.  For verify_fs / verify_root.
+   Errors as above. */
+svn_error_t *
+svn_fs_fs__rep_verify(svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
+                      svn_cancel_func_t cancel_func, void *cancel_baton,
+                      apr_pool_t *scratch_pool);
 
 /* A delta stream turning SOURCE's fulltext (NULL: empty) into TARGET's. */
 svn_error_t *
