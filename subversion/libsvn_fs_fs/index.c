@@ -958,16 +958,26 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
       SVN_ERR(svn_cache__get_partial((void **)&answer, &found,
                                      ffd->p2l_page_cache, &key,
                                      get_p2l_entry, &offset, scratch_pool));
-      if (found)
+      if (found && answer->present)
         {
-          if (answer->present)
-            *entry = apr_pmemdup(result_pool, &answer->entry,
-                                 sizeof(answer->entry));
+          *entry = apr_pmemdup(result_pool, &answer->entry,
+                               sizeof(answer->entry));
           return SVN_NO_ERROR;
         }
+      if (found && (apr_uint64_t)offset % header->page_size != 0)
+        return SVN_NO_ERROR;
     }
   SVN_ERR(get_p2l_page(&page, fs, rev_file, header, page_no, scratch_pool));
   k = find_entry(page, offset);
+  /* An empty item right at a page start may be listed in the page before
+     (P2L-5). */
+  if (k < 0 && page_no > 0
+      && (apr_uint64_t)offset == page_no * header->page_size)
+    {
+      SVN_ERR(get_p2l_page(&page, fs, rev_file, header, page_no - 1,
+                           scratch_pool));
+      k = find_entry(page, offset);
+    }
   if (k >= 0)
     *entry = apr_pmemdup(result_pool, &page->entries[k],
                          sizeof(page->entries[k]));
