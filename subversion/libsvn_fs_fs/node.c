@@ -10,7 +10,9 @@
 #include <string.h>
 #include <apr_strings.h>
 
+#include "svn_dirent_uri.h"
 #include "svn_hash.h"
+#include "svn_io.h"
 #include "svn_pools.h"
 
 #include "caching.h"
@@ -23,6 +25,7 @@
 #include "node.h"
 #include "node_cache.h"
 #include "noderev_codec.h"
+#include "paths.h"
 #include "rep_read.h"
 #include "revfile.h"
 
@@ -34,6 +37,68 @@
 #define CHANGES_CHUNK (64 * 1024)
 /* Entries per cached block of a changed-path list. */
 #define CHANGES_BLOCK 256
+
+/* ------------------------------------------------------------------ */
+/* Transaction node-revs (doc/format/noderev.md, directories.md)        */
+
+/* Path of the file of transaction node-rev ID with SUFFIX ("",
+   ".children", ".props"): transactions/<txn>.txn/node.<node>.<copy>. */
+static const char *
+txn_node_path(svn_fs_t *fs, const svn_fs_fs__id_t *id, const char *suffix,
+              apr_pool_t *pool)
+{
+  char txn[SVN_FS_FS__ID_PART_MAX], node[SVN_FS_FS__ID_PART_MAX];
+  char copy[SVN_FS_FS__ID_PART_MAX];
+
+  svn_fs_fs__id_txn_unparse(txn, &id->txn_id);
+  svn_fs_fs__id_part_unparse(node, &id->node_id);
+  svn_fs_fs__id_part_unparse(copy, &id->copy_id);
+  return svn_dirent_join_many(pool, svn_fs_fs__path_db(fs, "transactions",
+                                                       pool),
+                              apr_pstrcat(pool, txn, ".txn", SVN_VA_NULL),
+                              apr_pstrcat(pool, "node.", node, ".", copy,
+                                          suffix, SVN_VA_NULL),
+                              SVN_VA_NULL);
+}
+
+/* Contents of the side file SUFFIX of transaction node-rev ID. */
+static svn_error_t *
+read_txn_file(svn_stringbuf_t **contents, const char **path, svn_fs_t *fs,
+              const svn_fs_fs__id_t *id, const char *suffix,
+              apr_pool_t *pool)
+{
+  svn_error_t *err;
+
+  *path = txn_node_path(fs, id, suffix, pool);
+  err = svn_stringbuf_from_file2(contents, *path, pool);
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    return svn_error_createf(SVN_ERR_FS_ID_NOT_FOUND, err,
+                             "Reference to non-existent node '%s' in "
+                             "filesystem '%s'",
+                             svn_fs_fs__id_unparse(id, pool)->data,
+                             fs->path);
+  return svn_error_trace(err);
+}
+
+/* The node-rev of transaction ID, read from its file. */
+static svn_error_t *
+read_txn_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+                 const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
+                 apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *text;
+  const char *path;
+
+  SVN_ERR(read_txn_file(&text, &path, fs, id, "", scratch_pool));
+  SVN_ERR(svn_fs_fs__noderev_parse(noderev, text->data, text->len, path,
+                                   result_pool, scratch_pool));
+  if (!svn_fs_fs__id_eq((*noderev)->id, id))
+    return svn_fs_fs__corrupt("NODEREV-2", path,
+                              "Node-rev file holds ID '%s'",
+                              svn_fs_fs__id_unparse((*noderev)->id,
+                                                    scratch_pool)->data);
+  return SVN_NO_ERROR;
+}
 
 /* ------------------------------------------------------------------ */
 /* Node-revisions                                                       */
@@ -109,9 +174,8 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
   svn_boolean_t found;
 
   if (svn_fs_fs__id_is_txn(id))
-    return svn_error_createf(SVN_ERR_FS_ID_NOT_FOUND, NULL,
-                             "Node-rev '%s' belongs to a transaction",
-                             svn_fs_fs__id_unparse(id, scratch_pool)->data);
+    return svn_error_trace(read_txn_noderev(noderev, fs, id, result_pool,
+                                            scratch_pool));
   key.revision = id->rev_item.revision;
   key.second = (apr_int64_t)id->rev_item.number;
   if (ffd->node_revision_cache)
@@ -180,13 +244,22 @@ svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
 /* ------------------------------------------------------------------ */
 /* Directories                                                          */
 
-/* Mutable (transaction) contents are not stored in revisions. */
+/* Entries of transaction directory NODEREV from its "children" file
+   (DIRENT-5). */
 static svn_error_t *
-check_committed(const svn_fs_fs__rep_t *rep, const char *what)
+txn_dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
+                const svn_fs_fs__noderev_t *noderev,
+                apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  if (rep && rep->txn_id)
-    return svn_fs_fs__unsupported(what);
-  return SVN_NO_ERROR;
+  svn_stringbuf_t *text;
+  const char *path;
+
+  SVN_ERR(read_txn_file(&text, &path, fs, noderev->id, ".children",
+                        scratch_pool));
+  return svn_error_trace(svn_fs_fs__dirents_parse(entries, text->data,
+                                                  text->len, TRUE, path,
+                                                  result_pool,
+                                                  scratch_pool));
 }
 
 svn_error_t *
@@ -204,7 +277,9 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
   if (noderev->kind != svn_node_dir)
     return svn_error_create(SVN_ERR_FS_NOT_DIRECTORY, NULL,
                             "Can't get entries of non-directory");
-  SVN_ERR(check_committed(rep, "listing transaction directories"));
+  if (rep && rep->txn_id)
+    return svn_error_trace(txn_dir_entries(entries, fs, noderev, result_pool,
+                                           scratch_pool));
   if (rep == NULL)
     {
       *entries = apr_array_make(result_pool, 0, sizeof(svn_fs_dirent_t *));
@@ -293,7 +368,16 @@ svn_fs_fs__node_proplist(apr_hash_t **props, svn_fs_t *fs,
   svn_stringbuf_t *text;
   svn_boolean_t found;
 
-  SVN_ERR(check_committed(rep, "reading transaction node properties"));
+  if (rep && rep->txn_id)
+    {
+      /* NODEREV-5: changed properties sit in node.<id>.props. */
+      const char *path;
+      SVN_ERR(read_txn_file(&text, &path, fs, noderev->id, ".props",
+                            scratch_pool));
+      return svn_error_trace(svn_fs_fs__hashdump_parse(props, NULL,
+                                                       text->data, text->len,
+                                                       path, result_pool));
+    }
   if (rep == NULL)
     {
       *props = apr_hash_make(result_pool);

@@ -10,7 +10,9 @@
 
 #include "fsfs7.h"
 
-/* The node-revision with ID (a committed one), in RESULT_POOL. */
+/* The node-revision with ID, in RESULT_POOL.  Committed IDs are read from
+   the revision (and cached); transaction IDs from the transaction's
+   node.<node>.<copy> file (never cached). */
 svn_error_t *
 svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                        const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
@@ -23,7 +25,8 @@ svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
                        apr_pool_t *scratch_pool);
 
 /* Entries of directory NODEREV as an array of svn_fs_dirent_t *, sorted
-   by name (strcmp), in RESULT_POOL. */
+   by name (strcmp), in RESULT_POOL.  A directory whose listing is mutable
+   (text rep belongs to a transaction) is read from its ".children" file. */
 svn_error_t *
 svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
                        const svn_fs_fs__noderev_t *noderev,
@@ -35,7 +38,8 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
                      const svn_fs_fs__noderev_t *noderev, const char *name,
                      apr_pool_t *result_pool, apr_pool_t *scratch_pool);
 
-/* Properties of NODEREV (const char * -> svn_string_t *), never NULL. */
+/* Properties of NODEREV (const char * -> svn_string_t *), never NULL.
+   Mutable property lists come from the transaction's ".props" file. */
 svn_error_t *
 svn_fs_fs__node_proplist(apr_hash_t **props, svn_fs_t *fs,
                          const svn_fs_fs__noderev_t *noderev,

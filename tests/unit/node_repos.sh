@@ -26,6 +26,19 @@ for v in 6 8; do
   svn -q commit -m r6; svn -q up
   mkdir trunk/many
   i=0; while [ $i -lt 600 ]; do echo $i > trunk/many/f$i; i=$((i+1)); done
-  svn -q add trunk/many; svn -q commit -m r7
+  svn -q add trunk/many; svn -q commit -m r7; svn -q up
+  # r8: keep a copy of its transaction (taken by pre-commit) and put it
+  # back under db/transactions/ afterwards, for reading txn node-revs.
+  cat > $R/hooks/pre-commit <<HOOK
+#!/bin/sh
+cp -a "\$1/db/transactions/\$2.txn" $dir/txn-f$v
+echo "\$2" > $dir/txn-f$v.name
+HOOK
+  chmod +x $R/hooks/pre-commit
+  echo y >> trunk/empty; svn -q copy trunk/a.txt trunk/a2.txt
+  svn -q mkdir trunk/d; svn -q propset p v trunk/d; svn -q rm trunk/many/f1
+  svn -q commit -m r8
+  rm $R/hooks/pre-commit
+  mv $dir/txn-f$v $R/db/transactions/$(cat $dir/txn-f$v.name).txn
   cd $dir
 done

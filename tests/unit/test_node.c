@@ -22,7 +22,7 @@
 #include "node.h"
 #include "repo.h"
 
-#define YOUNGEST 7
+#define YOUNGEST 8
 
 typedef struct repo_t
 {
@@ -215,9 +215,10 @@ test_changes(void **state)
   svn_revnum_t rev;
   static const apr_size_t steps[] = { 1, 100, 255, 256, 257, 1000 };
   /* Entries per revision as node_repos.sh commits them (a replacement is
-     one entry; r7 adds a directory and its 600 files). */
+     one entry; r7 adds a directory and its 600 files; r8 modifies, copies,
+     adds and deletes one path each). */
   static const int expected_counts[YOUNGEST + 1] = { 0, 6, 1, 1, 2, 1, 1,
-                                                     601 };
+                                                     601, 4 };
 
   for (pass = 0; pass < 3; pass++)
     {
@@ -321,6 +322,58 @@ test_noderev_fields(void **state)
     }
 }
 
+/* Transaction node-revs: the copy of r8's transaction that node_repos.sh
+   left in db/transactions/ must print like `svnlook tree -t`. */
+static void
+test_txn_nodes(void **state)
+{
+  int r;
+
+  for (r = 0; r < 2; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_stringbuf_t *name, *ours = svn_stringbuf_create_empty(pool);
+      svn_stringbuf_t *stock;
+      const char *root_text;
+      svn_fs_fs__id_t *root;
+      svn_fs_fs__noderev_t *nr;
+      apr_array_header_t *entries;
+      svn_fs_dirent_t *d;
+      apr_hash_t *props;
+
+      check(svn_stringbuf_from_file2(&name,
+                                     apr_psprintf(pool, "%s/txn-%s.name",
+                                                  tmpdir, repos[r].name),
+                                     pool));
+      svn_stringbuf_strip_whitespace(name);
+      root_text = apr_pstrcat(pool, "0.0.t", name->data, SVN_VA_NULL);
+      root = svn_fs_fs__id_parse(root_text, strlen(root_text), pool);
+      assert_non_null(root);
+      print_tree(ours, fs, root, "/", 0, pool);
+      stock = stock_svnlook(&repos[r], apr_psprintf(pool, "tree -t %s "
+                                                    "--show-ids", name->data),
+                            pool);
+      assert_string_equal(ours->data, stock->data);
+
+      /* A directory added in the txn, with properties in a side file. */
+      check(svn_fs_fs__get_noderev(&nr, fs, root, pool, pool));
+      check(svn_fs_fs__dir_entry(&d, fs, nr, "trunk", pool, pool));
+      check(svn_fs_fs__get_noderev(&nr, fs, SVN_FS_FS__ID(d->id), pool,
+                                   pool));
+      check(svn_fs_fs__dir_entry(&d, fs, nr, "d", pool, pool));
+      check(svn_fs_fs__get_noderev(&nr, fs, SVN_FS_FS__ID(d->id), pool,
+                                   pool));
+      assert_non_null(nr->prop_rep);
+      assert_non_null(nr->prop_rep->txn_id);
+      check(svn_fs_fs__node_proplist(&props, fs, nr, pool, pool));
+      assert_int_equal(apr_hash_count(props), 1);
+      assert_string_equal(((svn_string_t *)svn_hash_gets(props, "p"))->data,
+                          "v");
+      check(svn_fs_fs__dir_entries(&entries, fs, nr, pool, pool));
+      assert_int_equal(entries->nelts, 0);
+    }
+}
+
 static void
 test_errors(void **state)
 {
@@ -396,6 +449,7 @@ main(void)
     cmocka_unit_test(test_changes),
     cmocka_unit_test(test_props),
     cmocka_unit_test(test_noderev_fields),
+    cmocka_unit_test(test_txn_nodes),
     cmocka_unit_test(test_errors),
   };
   int rc;
