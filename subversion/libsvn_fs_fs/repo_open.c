@@ -246,6 +246,20 @@ svn_fs_fs__info_fsap_dup(const void *fsap_info, apr_pool_t *result_pool)
   return apr_pmemdup(result_pool, fsap_info, sizeof(svn_fs_fsfs_info_t));
 }
 
+/* Take db/NAME exclusively for the lifetime of POOL, creating the empty
+   lock file first if it does not exist yet. */
+static svn_error_t *
+lock_db_file(svn_fs_t *fs, const char *name, apr_pool_t *pool)
+{
+  const char *path = svn_fs_fs__path_db(fs, name, pool);
+  svn_node_kind_t kind;
+
+  SVN_ERR(svn_io_check_path(path, &kind, pool));
+  if (kind == svn_node_none)
+    SVN_ERR(svn_io_file_create_empty(path, pool));
+  return svn_error_trace(svn_io_file_lock2(path, TRUE, FALSE, pool));
+}
+
 /* Take db/write-lock in a sub-pool of POOL, run FUNC, release. */
 static svn_error_t *
 locked_call(svn_fs_t *fs, svn_error_t *(*func)(void *baton, apr_pool_t *pool),
@@ -255,8 +269,7 @@ locked_call(svn_fs_t *fs, svn_error_t *(*func)(void *baton, apr_pool_t *pool),
   svn_error_t *err;
 
   /* The lock lives as long as LOCK_POOL: destroying it unlocks. */
-  err = svn_io_file_lock2(svn_fs_fs__path_db(fs, "write-lock", lock_pool),
-                          TRUE, FALSE, lock_pool);
+  err = lock_db_file(fs, "write-lock", lock_pool);
   if (!err)
     err = func(baton, lock_pool);
   svn_pool_destroy(lock_pool);
@@ -283,20 +296,6 @@ typedef struct all_locks_baton_t
   svn_error_t *(*func)(void *baton, apr_pool_t *pool);
   void *baton;
 } all_locks_baton_t;
-
-/* Take db/NAME exclusively for the lifetime of POOL, creating the empty
-   lock file first if it does not exist yet. */
-static svn_error_t *
-lock_db_file(svn_fs_t *fs, const char *name, apr_pool_t *pool)
-{
-  const char *path = svn_fs_fs__path_db(fs, name, pool);
-  svn_node_kind_t kind;
-
-  SVN_ERR(svn_io_check_path(path, &kind, pool));
-  if (kind == svn_node_none)
-    SVN_ERR(svn_io_file_create_empty(path, pool));
-  return svn_error_trace(svn_io_file_lock2(path, TRUE, FALSE, pool));
-}
 
 static svn_error_t *
 inner_locks(void *baton, apr_pool_t *pool)

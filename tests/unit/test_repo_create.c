@@ -180,6 +180,51 @@ test_create_options(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Overwrite DB/NAME (read-only or not) with TEXT. */
+static void
+damage(const char *db, const char *name, const char *text, apr_pool_t *pool)
+{
+  const char *path = svn_dirent_join(db, name, pool);
+
+  assert_null(svn_io_remove_file2(path, FALSE, pool));
+  assert_null(svn_io_file_create(path, text, pool));
+}
+
+/* Damaged small files are reported with the rule they break. */
+static void
+test_open_damaged(void **state)
+{
+  static const struct {
+    const char *file, *text;
+    apr_status_t code;
+    const char *rule;
+  } cases[] = {
+    { "current", "12x\n", SVN_ERR_FS_CORRUPT, "CURRENT-1" },
+    { "current", "", SVN_ERR_FS_CORRUPT, "CURRENT-1" },
+    { "uuid", "only-one-line\n", SVN_ERR_FS_CORRUPT, "UUID-2" },
+    { "uuid", "", SVN_ERR_FS_CORRUPT, "UUID-1" },
+    { "min-unpacked-rev", "-1\n", SVN_ERR_FS_CORRUPT, "LAYOUT-4" },
+    { "format", "9\n", SVN_ERR_FS_UNSUPPORTED_FORMAT, "FORMAT-2" },
+    { "format", "7\nlayout sharded x\n", SVN_ERR_BAD_VERSION_FILE_FORMAT,
+      "FORMAT-3" },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+      apr_pool_t *pool = svn_pool_create(NULL);
+      svn_fs_t *fs;
+      const char *db = create(&fs, pool, SVN_FS_CONFIG_COMPATIBLE_VERSION,
+                              "1.9", NULL);
+
+      damage(db, cases[i].file, cases[i].text, pool);
+      admin_check_error(svn_fs_fs__open_repo(new_fs(NULL, pool), db, pool),
+                        cases[i].code, cases[i].rule, cases[i].file);
+      assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+      svn_pool_destroy(pool);
+    }
+}
+
 int
 main(void)
 {
@@ -187,6 +232,7 @@ main(void)
     cmocka_unit_test(test_r0_matches_stock),
     cmocka_unit_test(test_create_formats),
     cmocka_unit_test(test_create_options),
+    cmocka_unit_test(test_open_damaged),
   };
 
   apr_initialize();
