@@ -795,6 +795,16 @@ reader_read(reader_t *r, char *buf, apr_size_t *len,
   r->pos += *len;
   if (*len < requested)
     SVN_ERR(reader_finish(r));
+  else if (r->verify && r->pos == r->expected_len)
+    {
+      /* Callers often stop after the recorded length; check now whether
+         that is really the end, so that they still get verified data. */
+      char extra;
+      apr_size_t n = 1;
+      SVN_ERR(src_read(&extra, &n, r->top, r->pos));
+      if (n == 0)
+        SVN_ERR(reader_finish(r));
+    }
   return SVN_NO_ERROR;
 }
 

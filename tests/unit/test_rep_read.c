@@ -369,6 +369,20 @@ test_damaged_reps(void **state)
       bad = rep;
       bad.md5_digest[3] ^= 0x40;
       expect_damage(fs, &bad, "md5");
+      if (rep.expanded_size > 0)
+        {
+          /* Reading exactly the recorded length must already verify. */
+          svn_stream_t *stream;
+          apr_size_t len = (apr_size_t)rep.expanded_size;
+          char *buf = apr_palloc(pool, len);
+          svn_error_t *err = svn_fs_fs__rep_contents_stream(&stream, fs,
+                                                            &bad, pool);
+          if (!err)
+            err = svn_stream_read_full(stream, buf, &len);
+          if (!expected_damage_error(err))
+            fail_msg("md5: exact-length read not verified");
+          svn_error_clear(err);
+        }
       if (rep.has_sha1)
         {
           svn_error_t *err;
