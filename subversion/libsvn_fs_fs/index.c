@@ -77,21 +77,21 @@ where_of(svn_fs_fs__revfile_t *rev_file, apr_pool_t *pool)
 /* Flat forms                                                          */
 
 /* An L2P page as kept in memo and cache: COUNT stored values. */
-typedef struct l2p_page_t
+typedef struct l2p_values_t
 {
   apr_uint64_t page;
   apr_uint64_t count;
   apr_uint64_t values[1];       /* COUNT elements follow */
-} l2p_page_t;
+} l2p_values_t;
 
 /* A P2L page expanded by the entries of later pages that reach into it;
    COUNT entries follow. */
-typedef struct p2l_page_t
+typedef struct p2l_span_t
 {
   apr_uint64_t page;
   apr_uint64_t count;
   svn_fs_fs__p2l_entry_t entries[1];
-} p2l_page_t;
+} p2l_span_t;
 
 static apr_size_t
 l2p_header_flat_size(const svn_fs_fs__l2p_header_t *h)
@@ -156,13 +156,13 @@ p2l_header_flatten(const svn_fs_fs__p2l_header_t *h, apr_pool_t *pool)
 static apr_size_t
 l2p_page_size(apr_uint64_t count)
 {
-  return sizeof(l2p_page_t) + count * sizeof(apr_uint64_t);
+  return sizeof(l2p_values_t) + count * sizeof(apr_uint64_t);
 }
 
 static apr_size_t
 p2l_page_size(apr_uint64_t count)
 {
-  return sizeof(p2l_page_t) + count * sizeof(svn_fs_fs__p2l_entry_t);
+  return sizeof(p2l_span_t) + count * sizeof(svn_fs_fs__p2l_entry_t);
 }
 
 
@@ -218,7 +218,7 @@ deserialize_p2l_header(void **out, void *data, apr_size_t len,
 static svn_error_t *
 serialize_l2p_page(void **data, apr_size_t *len, void *in, apr_pool_t *pool)
 {
-  *len = l2p_page_size(((l2p_page_t *)in)->count);
+  *len = l2p_page_size(((l2p_values_t *)in)->count);
   *data = apr_pmemdup(pool, in, *len);
   return SVN_NO_ERROR;
 }
@@ -226,7 +226,7 @@ serialize_l2p_page(void **data, apr_size_t *len, void *in, apr_pool_t *pool)
 static svn_error_t *
 serialize_p2l_page(void **data, apr_size_t *len, void *in, apr_pool_t *pool)
 {
-  *len = p2l_page_size(((p2l_page_t *)in)->count);
+  *len = p2l_page_size(((p2l_span_t *)in)->count);
   *data = apr_pmemdup(pool, in, *len);
   return SVN_NO_ERROR;
 }
@@ -238,13 +238,13 @@ deserialize_flat(void **out, void *data, apr_size_t len, apr_pool_t *pool)
   return SVN_NO_ERROR;
 }
 
-/* Partial getter: one stored value of a cached l2p_page_t; BATON points
+/* Partial getter: one stored value of a cached l2p_values_t; BATON points
    to the slot number. */
 static svn_error_t *
 get_l2p_value(void **out, const void *data, apr_size_t len, void *baton,
               apr_pool_t *pool)
 {
-  const l2p_page_t *page = data;
+  const l2p_values_t *page = data;
   apr_uint64_t slot = *(const apr_uint64_t *)baton;
 
   *out = NULL;
@@ -256,7 +256,7 @@ get_l2p_value(void **out, const void *data, apr_size_t len, void *baton,
 
 /* Index of the first entry of PAGE starting at OFFSET, or -1. */
 static apr_int64_t
-find_entry(const p2l_page_t *page, apr_off_t offset)
+find_entry(const p2l_span_t *page, apr_off_t offset)
 {
   apr_int64_t lo = 0, hi = (apr_int64_t)page->count;
 
@@ -272,20 +272,20 @@ find_entry(const p2l_page_t *page, apr_off_t offset)
          ? lo : -1;
 }
 
-/* Partial getter: the entry of a cached p2l_page_t starting at the
+/* Partial getter: the entry of a cached p2l_span_t starting at the
    offset BATON points to.  *OUT is NULL if there is none; the cache layer
    still reports the page as found, so we wrap the answer. */
 typedef struct p2l_answer_t
 {
   svn_boolean_t present;
-  svn_fs_fs__p2l_entry_t entry;
+  svn_fs_fs__p2l_entry_t found_entry;
 } p2l_answer_t;
 
 static svn_error_t *
 get_p2l_entry(void **out, const void *data, apr_size_t len, void *baton,
               apr_pool_t *pool)
 {
-  const p2l_page_t *page = data;
+  const p2l_span_t *page = data;
   p2l_answer_t *answer = apr_pcalloc(pool, sizeof(*answer));
   apr_int64_t k;
 
@@ -296,7 +296,7 @@ get_p2l_entry(void **out, const void *data, apr_size_t len, void *baton,
   if (k >= 0)
     {
       answer->present = TRUE;
-      answer->entry = page->entries[k];
+      answer->found_entry = page->entries[k];
     }
   return SVN_NO_ERROR;
 }
@@ -488,7 +488,7 @@ get_p2l_header(const svn_fs_fs__p2l_header_t **header, svn_fs_t *fs,
 typedef struct page_memo_t
 {
   apr_pool_t *pool;
-  void *page;                   /* l2p_page_t or p2l_page_t */
+  void *page;                   /* l2p_values_t or p2l_span_t */
 } page_memo_t;
 
 /* Replace memo slot SLOT of REV_FILE by a fresh page memo; return the
@@ -523,7 +523,7 @@ memo_page(svn_fs_fs__revfile_t *rev_file, int slot)
 
 /* Read and parse L2P page PAGE_NO of HEADER into the page memo. */
 static svn_error_t *
-load_l2p_page(const l2p_page_t **result, svn_fs_fs__revfile_t *rev_file,
+load_l2p_page(const l2p_values_t **result, svn_fs_fs__revfile_t *rev_file,
               const svn_fs_fs__l2p_header_t *header, apr_uint64_t page_no,
               apr_pool_t *scratch_pool)
 {
@@ -531,7 +531,7 @@ load_l2p_page(const l2p_page_t **result, svn_fs_fs__revfile_t *rev_file,
   unsigned char *buf = apr_palloc(scratch_pool, info->size + 1);
   apr_uint64_t *values;
   page_memo_t *pm;
-  l2p_page_t *page;
+  l2p_values_t *page;
 
   SVN_ERR(svn_fs_fs__revfile_read(buf, info->size, rev_file, info->offset));
   SVN_ERR(svn_fs_fs__l2p_page_parse(&values, info, buf,
@@ -556,7 +556,7 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
                apr_uint64_t slot, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  const l2p_page_t *page = memo_page(rev_file, MEMO_L2P_PAGE);
+  const l2p_values_t *page = memo_page(rev_file, MEMO_L2P_PAGE);
   index_key_t key = make_key(rev_file, page_no);
 
   if (page == NULL || page->page != page_no)
@@ -573,11 +573,11 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
           page_memo_t *pm = renew_page_memo(rev_file, MEMO_L2P_PAGE);
           SVN_ERR(svn_cache__get(&answer, &found, ffd->l2p_page_cache,
                                  &key, pm->pool));
-          if (found && ((l2p_page_t *)answer)->count
+          if (found && ((l2p_values_t *)answer)->count
                        == header->page_table[page_no].entry_count)
             {
               pm->page = answer;
-              *value = ((l2p_page_t *)answer)->values[slot];
+              *value = ((l2p_values_t *)answer)->values[slot];
               return SVN_NO_ERROR;
             }
         }
@@ -666,19 +666,19 @@ expand_p2l_page(apr_array_header_t **entries, svn_fs_fs__revfile_t *rev_file,
 /* The expanded page PAGE_NO of REV_FILE's P2L index, from memo, cache or
    disk.  Valid until the next call for the same file. */
 static svn_error_t *
-get_p2l_page(const p2l_page_t **result, svn_fs_t *fs,
+get_p2l_page(const p2l_span_t **result, svn_fs_t *fs,
              svn_fs_fs__revfile_t *rev_file,
              const svn_fs_fs__p2l_header_t *header, apr_uint64_t page_no,
              apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  const p2l_page_t *memo = memo_page(rev_file, MEMO_P2L_PAGE);
+  const p2l_span_t *memo = memo_page(rev_file, MEMO_P2L_PAGE);
   index_key_t key = make_key(rev_file, page_no);
   svn_boolean_t found = FALSE;
   apr_array_header_t *entries;
   page_memo_t *pm;
   void *cached;
-  p2l_page_t *page;
+  p2l_span_t *page;
 
   if (memo && memo->page == page_no)
     {
@@ -872,7 +872,7 @@ svn_fs_fs__rev_trailer(apr_off_t *root_offset, apr_off_t *changes_offset,
 /* Append to RESULT (allocated in RESULT_POOL) the entries of PAGE that
    overlap [START, END) and come after the last entry already there. */
 static void
-append_overlapping(apr_array_header_t *result, const p2l_page_t *page,
+append_overlapping(apr_array_header_t *result, const p2l_span_t *page,
                    apr_off_t start, apr_off_t end)
 {
   apr_uint64_t k;
@@ -919,7 +919,7 @@ svn_fs_fs__p2l_index_lookup(apr_array_header_t **entries, svn_fs_t *fs,
        && (apr_off_t)(page_no * header->page_size) < block_end;
        page_no++)
     {
-      const p2l_page_t *page;
+      const p2l_span_t *page;
 
       SVN_ERR(get_p2l_page(&page, fs, rev_file, header, page_no,
                            scratch_pool));
@@ -938,7 +938,7 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const svn_fs_fs__p2l_header_t *header;
-  const p2l_page_t *page;
+  const p2l_span_t *page;
   apr_uint64_t page_no;
   apr_int64_t k;
 
@@ -960,8 +960,8 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
                                      get_p2l_entry, &offset, scratch_pool));
       if (found && answer->present)
         {
-          *entry = apr_pmemdup(result_pool, &answer->entry,
-                               sizeof(answer->entry));
+          *entry = apr_pmemdup(result_pool, &answer->found_entry,
+                               sizeof(answer->found_entry));
           return SVN_NO_ERROR;
         }
       if (found && (apr_uint64_t)offset % header->page_size != 0)

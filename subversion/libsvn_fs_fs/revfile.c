@@ -6,7 +6,7 @@
  *
  *   svn_fs_fs__revfile_open(fs, rev)
  *     -> file_set_t (ffd->open_files, lives in a subpool of fs->pool)
- *          a few shared_file_t slots, keyed by (first revision, packed)
+ *          a few slot_file_t slots, keyed by (first revision, packed)
  *          each: OS handle, size, footer once parsed, manifest once
  *                parsed, and one aligned read block
  *     -> handle_t in the caller's RESULT_POOL referencing a slot
@@ -47,7 +47,7 @@
 typedef struct handle_t handle_t;
 typedef struct file_set_t file_set_t;
 
-typedef struct shared_file_t
+typedef struct slot_file_t
 {
   file_set_t *set;
   apr_pool_t *pool;               /* owns everything below             */
@@ -74,12 +74,12 @@ typedef struct shared_file_t
   apr_size_t block_size;
   apr_off_t block_start;
   apr_size_t block_len;           /* valid bytes in BLOCK              */
-} shared_file_t;
+} slot_file_t;
 
 struct file_set_t
 {
   apr_pool_t *pool;
-  shared_file_t *slots[FILE_SET_SLOTS];
+  slot_file_t *slots[FILE_SET_SLOTS];
   apr_uint64_t clock;
   handle_t *handles;              /* live handles, for detaching       */
 };
@@ -87,7 +87,7 @@ struct file_set_t
 struct handle_t
 {
   svn_fs_fs__revfile_t public;
-  shared_file_t *shared;          /* NULL once closed                  */
+  slot_file_t *shared;          /* NULL once closed                  */
   handle_t *prev, *next;
 };
 
@@ -96,7 +96,7 @@ struct handle_t
 /* Shared slots                                                        */
 
 static void
-shared_release(shared_file_t *shared)
+shared_release(slot_file_t *shared)
 {
   if (--shared->refcount == 0 && !shared->in_set)
     svn_pool_destroy(shared->pool);
@@ -175,11 +175,11 @@ block_size_of(svn_fs_t *fs)
    APR error (ENOENT in particular) is returned unwrapped so that the
    caller can tell a missing file from a broken one. */
 static apr_status_t
-shared_open(shared_file_t **result, file_set_t *set, const char *path,
+shared_open(slot_file_t **result, file_set_t *set, const char *path,
             apr_size_t block_size)
 {
   apr_pool_t *pool = svn_pool_create(set->pool);
-  shared_file_t *shared = apr_pcalloc(pool, sizeof(*shared));
+  slot_file_t *shared = apr_pcalloc(pool, sizeof(*shared));
   apr_finfo_t finfo;
   apr_os_file_t fd;
   apr_status_t status;
@@ -205,7 +205,7 @@ shared_open(shared_file_t **result, file_set_t *set, const char *path,
 }
 
 /* The slot for (START, PACKED) in SET, or NULL. */
-static shared_file_t *
+static slot_file_t *
 find_slot(file_set_t *set, svn_revnum_t start, svn_boolean_t packed)
 {
   int k;
@@ -220,13 +220,13 @@ find_slot(file_set_t *set, svn_revnum_t start, svn_boolean_t packed)
 /* Put SHARED into a free or least recently used idle slot of SET; if
    every slot is busy it stays outside the set (closed when released). */
 static void
-insert_slot(file_set_t *set, shared_file_t *shared)
+insert_slot(file_set_t *set, slot_file_t *shared)
 {
   int k, victim = -1;
 
   for (k = 0; k < FILE_SET_SLOTS; k++)
     {
-      shared_file_t *s = set->slots[k];
+      slot_file_t *s = set->slots[k];
       if (s == NULL)
         {
           victim = k;
@@ -251,12 +251,12 @@ insert_slot(file_set_t *set, shared_file_t *shared)
 /* Get a referenced slot for the file holding REV of FS, assuming it is
    packed iff PACKED.  Returns the APR status of the open on failure. */
 static apr_status_t
-acquire(shared_file_t **result, svn_fs_t *fs, svn_revnum_t rev,
+acquire(slot_file_t **result, svn_fs_t *fs, svn_revnum_t rev,
         svn_boolean_t packed, apr_pool_t *scratch_pool)
 {
   file_set_t *set = get_file_set(fs);
   svn_revnum_t start = packed ? svn_fs_fs__shard_start(fs, rev) : rev;
-  shared_file_t *shared = find_slot(set, start, packed);
+  slot_file_t *shared = find_slot(set, start, packed);
 
   if (shared == NULL)
     {
@@ -288,7 +288,7 @@ is_packed(svn_fs_t *fs, svn_revnum_t rev)
 
 /* Wrap SHARED into a new handle in RESULT_POOL. */
 static svn_fs_fs__revfile_t *
-make_handle(svn_fs_t *fs, shared_file_t *shared, apr_pool_t *result_pool)
+make_handle(svn_fs_t *fs, slot_file_t *shared, apr_pool_t *result_pool)
 {
   handle_t *h = apr_pcalloc(result_pool, sizeof(*h));
   file_set_t *set = shared->set;
@@ -324,7 +324,7 @@ svn_fs_fs__revfile_open(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
                         svn_revnum_t rev, apr_pool_t *result_pool,
                         apr_pool_t *scratch_pool)
 {
-  shared_file_t *shared;
+  slot_file_t *shared;
   apr_status_t status;
 
   if (!SVN_IS_VALID_REVNUM(rev))
@@ -367,7 +367,7 @@ svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file)
 /* ------------------------------------------------------------------ */
 /* Reading                                                             */
 
-static shared_file_t *
+static slot_file_t *
 shared_of(svn_fs_fs__revfile_t *file)
 {
   return ((handle_t *)file->priv)->shared;
@@ -376,7 +376,7 @@ shared_of(svn_fs_fs__revfile_t *file)
 /* pread LEN bytes at OFFSET into BUF; *GOT receives the count (short
    only at EOF). */
 static svn_error_t *
-read_at(apr_size_t *got, shared_file_t *shared, void *buf, apr_size_t len,
+read_at(apr_size_t *got, slot_file_t *shared, void *buf, apr_size_t len,
         apr_off_t offset)
 {
   apr_size_t done = 0;
@@ -400,7 +400,7 @@ read_at(apr_size_t *got, shared_file_t *shared, void *buf, apr_size_t len,
 
 /* Make SHARED's block hold the aligned block containing OFFSET. */
 static svn_error_t *
-load_block(shared_file_t *shared, apr_off_t offset)
+load_block(slot_file_t *shared, apr_off_t offset)
 {
   apr_off_t start = offset - offset % (apr_off_t)shared->block_size;
 
@@ -419,7 +419,7 @@ svn_error_t *
 svn_fs_fs__revfile_read(void *buf, apr_size_t len,
                         svn_fs_fs__revfile_t *file, apr_off_t offset)
 {
-  shared_file_t *shared = shared_of(file);
+  slot_file_t *shared = shared_of(file);
   char *out = buf;
 
   SVN_ERR_ASSERT(shared != NULL);
@@ -476,7 +476,7 @@ svn_fs_fs__revfile_read_some(const char **data, apr_size_t *len,
 
 /* Copy SHARED's footer into the public fields of FILE. */
 static void
-publish_footer(svn_fs_fs__revfile_t *file, shared_file_t *shared)
+publish_footer(svn_fs_fs__revfile_t *file, slot_file_t *shared)
 {
   file->footer_read = TRUE;
   file->l2p_offset = shared->footer.l2p_offset;
@@ -490,7 +490,7 @@ svn_error_t *
 svn_fs_fs__revfile_read_footer(svn_fs_fs__revfile_t *file,
                                apr_pool_t *scratch_pool)
 {
-  shared_file_t *shared = shared_of(file);
+  slot_file_t *shared = shared_of(file);
   unsigned char tail[SVN_FS_FS__FOOTER_MAX_LEN];
   apr_size_t len;
 
@@ -523,7 +523,7 @@ const char *
 svn_fs_fs__revfile_describe(svn_fs_fs__revfile_t *file,
                             apr_pool_t *result_pool)
 {
-  shared_file_t *shared = shared_of(file);
+  slot_file_t *shared = shared_of(file);
   apr_pool_t *pool = shared ? shared->pool : result_pool;
   const char *text;
 
@@ -541,7 +541,7 @@ svn_fs_fs__revfile_describe(svn_fs_fs__revfile_t *file,
 void **
 svn_fs_fs__revfile_memo(apr_pool_t **pool, svn_fs_fs__revfile_t *file)
 {
-  shared_file_t *shared = shared_of(file);
+  slot_file_t *shared = shared_of(file);
 
   *pool = shared->pool;
   return shared->memo;
@@ -552,7 +552,7 @@ svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
                          apr_off_t *block_start, svn_fs_fs__revfile_t *file,
                          apr_off_t offset)
 {
-  shared_file_t *shared = shared_of(file);
+  slot_file_t *shared = shared_of(file);
 
   SVN_ERR_ASSERT(shared != NULL);
   if (offset < 0 || offset >= shared->file_size)
