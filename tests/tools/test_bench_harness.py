@@ -110,6 +110,25 @@ class ArgsTest(unittest.TestCase):
         with self.assertRaises(SystemExit):
             run.parse_args(["--modules", "other"])
 
+    def test_snapshot_module(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "src")
+            os.makedirs(src)
+            with open(os.path.join(src, "libsvn_fs_fs-1.so.1.0.0"), "w") as f:
+                f.write("v1")
+            os.symlink("libsvn_fs_fs-1.so.1.0.0",
+                       os.path.join(src, "libsvn_fs_fs-1.so.1"))
+            dest = run.snapshot_module(src, os.path.join(tmp, "snap"))
+            copy = os.path.join(dest, "libsvn_fs_fs-1.so.1")
+            self.assertFalse(os.path.islink(copy))
+            with open(os.path.join(src, "libsvn_fs_fs-1.so.1.0.0"), "w") as f:
+                f.write("v2")      # a rebuild must not reach the snapshot
+            with open(copy) as f:
+                self.assertEqual(f.read(), "v1")
+            with self.assertRaises(SystemExit):
+                run.snapshot_module(os.path.join(tmp, "none"), dest)
+
     def test_module_env(self):
         old = os.environ.get("LD_LIBRARY_PATH")
         os.environ["LD_LIBRARY_PATH"] = "/mod:/other"

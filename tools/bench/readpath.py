@@ -157,8 +157,14 @@ def main(argv=None):
         p.error("--reps must be at least 3")
     if set(args.ops) - set(OPS) or set(args.repos) - set(REPOS):
         p.error("ops from %s, repos from %s" % (OPS, REPOS))
+    os.makedirs(args.work, exist_ok=True)
+    args.moddir = harness.snapshot_module(
+        args.moddir, os.path.join(args.work, "fsfs7-module"))
     harness.check_client_module("fsfs7", args.moddir)
     repos = prepare(args)
+    ident = harness.module_identity(args.moddir)
+    print("fsfs7 module: commit %s, sha256 %s" % (ident["commit"],
+                                                   ident["sha256"][:16]))
     print(table(measure(args, repos), args.reps))
     return 0
 

@@ -67,6 +67,33 @@ def module_env(module, moddir):
     return env
 
 
+def snapshot_module(moddir, dest):
+    """Copy our libsvn_fs_fs-1.so.1 from MODDIR into DEST and return DEST.
+
+    A rebuild relinks the module in place; while the file is missing, the
+    loader silently falls back to the stock module and a server started
+    then measures the wrong code (seen in practice).  A private copy taken
+    once at the start cannot change under a run."""
+    src = os.path.realpath(os.path.join(moddir, "libsvn_fs_fs-1.so.1"))
+    if not os.path.isfile(src):
+        raise SystemExit("run.py: no fsfs7 module in %s (run make)" % moddir)
+    os.makedirs(dest, exist_ok=True)
+    target = os.path.join(dest, "libsvn_fs_fs-1.so.1")
+    shutil.copy2(src, target + ".new")
+    os.replace(target + ".new", target)
+    return dest
+
+
+def module_identity(moddir):
+    """sha256 of the module file and the source commit, for meta.json."""
+    import hashlib
+    with open(os.path.join(moddir, "libsvn_fs_fs-1.so.1"), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    head = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    return {"sha256": digest, "commit": head}
+
+
 def check_client_module(module, moddir):
     """Refuse to measure fsfs7 unless the loader really picks our file."""
     if module != "fsfs7":
@@ -524,6 +551,10 @@ def main(argv=None):
     if not os.access(args.svnbench, os.X_OK):
         raise SystemExit("run.py: no svnbench at %s (run make)"
                          % args.svnbench)
+    if "fsfs7" in args.modules:
+        os.makedirs(args.work, exist_ok=True)
+        args.moddir = snapshot_module(args.moddir,
+                                      os.path.join(args.work, "fsfs7-module"))
     for module in args.modules:
         check_client_module(module, args.moddir)
     out = args.out or os.path.join(
@@ -541,6 +572,8 @@ def main(argv=None):
         "started": datetime.datetime.utcnow().isoformat() + "Z",
         "machine": machine_info(), "reps": args.reps,
         "log_limit": args.log_limit, "dump": args.dump or args.repo}
+    if "fsfs7" in args.modules:
+        meta["fsfs7_module"] = module_identity(args.moddir)
     repos, dumpfile = prepare_dataset(args, args.work, args.repos)
     cells = matrix.cells(args.modules, args.repos, args.ops, args.access,
                          args.caches, args.temps, args.load_caches)
