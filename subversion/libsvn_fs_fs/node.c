@@ -33,7 +33,9 @@
 #define NODEREV_FIRST_READ 1024
 /* Node-revs longer than this are corrupt (paths are the only long part). */
 #define NODEREV_MAX_LEN (16 * 1024 * 1024)
-/* Read size for changed-path lists. */
+/* Read sizes for changed-path lists: most lists are small, so start with
+   a small window and double it on each refill up to the maximum. */
+#define CHANGES_FIRST_READ 4096
 #define CHANGES_CHUNK (64 * 1024)
 /* Entries per cached block of a changed-path list. */
 #define CHANGES_BLOCK 256
@@ -417,6 +419,7 @@ typedef struct changes_reader_t
   apr_off_t buf_offset;            /* file offset of BUF[0] */
   const char *buf;
   apr_size_t len, pos;
+  apr_size_t window;               /* size of the next read */
   svn_boolean_t eof;               /* BUF ends where the file ends */
   const char *where;
   apr_pool_t *pool;
@@ -429,7 +432,7 @@ reader_next(svn_fs_fs__change_scan_t *what, apr_size_t *n,
 {
   for (;;)
     {
-      apr_size_t want = CHANGES_CHUNK;
+      apr_size_t want = r->window;
 
       *what = svn_fs_fs__change_scan(n, r->buf + r->pos, r->len - r->pos);
       if (*what != svn_fs_fs__change_scan_incomplete)
@@ -439,7 +442,7 @@ reader_next(svn_fs_fs__change_scan_t *what, apr_size_t *n,
                                   "Changed-path list is not terminated");
 
       /* One entry larger than the window: grow the window. */
-      if (r->pos == 0 && r->len > 0)
+      if (r->pos == 0 && r->len > 0 && want <= r->len)
         want = r->len * 2;
       if (want > NODEREV_MAX_LEN * 4)
         return svn_fs_fs__corrupt("CHANGES-1", r->where,
@@ -450,6 +453,8 @@ reader_next(svn_fs_fs__change_scan_t *what, apr_size_t *n,
                                            r->buf_offset, want, r->pool));
       r->pos = 0;
       r->eof = r->len < want;
+      if (r->window < CHANGES_CHUNK)
+        r->window *= 2;
     }
 }
 
@@ -505,6 +510,7 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   r.where = apr_psprintf(scratch_pool, "r%ld changed-path list", rev);
   r.pool = svn_pool_create(scratch_pool);
   r.buf = "";
+  r.window = CHANGES_FIRST_READ;
   SVN_ERR(svn_fs_fs__revfile_open(&r.file, fs, rev, scratch_pool,
                                   scratch_pool));
   if (hint >= 0)
