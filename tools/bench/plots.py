@@ -27,6 +27,45 @@ def main(out):
             if sel:
                 figure(sel, "%s module, %s" % (module, temp),
                        os.path.join(plots, "%s-%s.png" % (module, temp)))
+    for temp in ("cold", "hot"):
+        compare(rows, temp, os.path.join(plots, "fsfs7-vs-stock-%s.png"
+                                         % temp))
+
+
+def compare(rows, temp, path):
+    """fsfs7/stock median runtime per cell, log scale, 1 = parity."""
+    med = {(r["module"], r["repo"], r["op"], r["access"], r["cache"]):
+           float(r["wall_median"]) for r in rows if r["temp"] == temp}
+    groups = []
+    for (module, _repo, op, access, cache) in med:
+        if module == "stock" and (op, access, cache) not in groups:
+            groups.append((op, access, cache))
+    if not any(k[0] == "fsfs7" for k in med) or not groups:
+        return
+    fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(groups)), 4))
+    width = 0.8 / len(REPOS)
+    for i, repo in enumerate(REPOS):
+        xs, ys = [], []
+        for j, (op, access, cache) in enumerate(groups):
+            ours = med.get(("fsfs7", repo, op, access, cache))
+            theirs = med.get(("stock", repo, op, access, cache))
+            if ours and theirs:
+                xs.append(j + (i - 1.5) * width)
+                ys.append(ours / theirs)
+        if xs:
+            ax.bar(xs, ys, width, label=repo)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(["%s\n%s\n%s" % g for g in groups], fontsize=6)
+    ax.set_ylabel("fsfs7 / stock runtime")
+    ax.set_title("fsfs7 vs stock, %s (below 1: fsfs7 faster)" % temp,
+                 fontsize=9)
+    ax.legend(fontsize=7, ncol=4)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
 
 
 def figure(rows, title, path):

@@ -307,7 +307,10 @@ class Runner:
             "file://" + self.repos[cell.repo]
         source = self.dumpfile if cell.op == "load" else self.repos[cell.repo]
         argv, stdin = matrix.command(cell, url, source, self.op_env(cell))
-        self.before_run(cell, env)
+        try:
+            self.before_run(cell, env)
+        except (subprocess.CalledProcessError, OSError) as err:
+            return ("fail", 0.0, 0.0, 0.0, "preparing the run: %s" % err)
         return measure(argv, env, stdin, server,
                        os.path.join(self.scratch, "stderr"))
 
