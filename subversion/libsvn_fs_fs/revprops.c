@@ -83,6 +83,47 @@ read_if_exists(svn_stringbuf_t **content, const char *path,
 }
 
 /* ------------------------------------------------------------------ */
+/* Cache keys                                                          */
+
+/* Cache keys are (revision, generation).  The generation is a process-
+   wide unique number held per svn_fs_t (as pool user data, so the shared
+   private data needs no extra field); refresh_revprops moves an fs to a
+   new generation, which makes all its older entries unreachable. */
+#define GENERATION_KEY "fsfs7-revprop-generation"
+
+static volatile svn_atomic_t last_generation = 0;
+
+/* The current generation of FS (allocating the first one if needed).
+   The user data key names FS itself, in case svn_fs_t objects share a
+   pool. */
+static apr_int64_t *
+generation_of(svn_fs_t *fs)
+{
+  char name[64];
+  void *data = NULL;
+  apr_int64_t *generation;
+
+  apr_snprintf(name, sizeof(name), GENERATION_KEY "-%pp", (void *)fs);
+  apr_pool_userdata_get(&data, name, fs->pool);
+  if (data)
+    return data;
+  generation = apr_palloc(fs->pool, sizeof(*generation));
+  *generation = svn_atomic_inc(&last_generation) + 1;
+  apr_pool_userdata_set(generation, apr_pstrdup(fs->pool, name), NULL,
+                        fs->pool);
+  return generation;
+}
+
+/* Fill *KEY for REV of FS. */
+static void
+make_key(svn_fs_fs__pair_cache_key_t *key, svn_fs_t *fs, svn_revnum_t rev)
+{
+  memset(key, 0, sizeof(*key));
+  key->revision = rev;
+  key->second = *generation_of(fs);
+}
+
+/* ------------------------------------------------------------------ */
 /* Packed shards                                                       */
 
 /* The parsed manifest of REV's shard, or NULL if it is missing. */
@@ -165,12 +206,13 @@ cache_pack_neighbours(svn_fs_t *fs, const svn_fs_fs__revprop_pack_t *pack,
   iterpool = svn_pool_create(scratch_pool);
   for (i = 0; i < pack->count; i++)
     {
-      svn_revnum_t other = pack->start_rev + i;
+      svn_fs_fs__pair_cache_key_t key;
       apr_hash_t *props;
       svn_error_t *err;
 
-      if (other == rev)
+      if (pack->start_rev + i == rev)
         continue;
+      make_key(&key, fs, pack->start_rev + i);
       svn_pool_clear(iterpool);
       err = svn_fs_fs__hashdump_parse(&props, NULL,
                                       pack->body + pack->offsets[i],
@@ -179,7 +221,7 @@ cache_pack_neighbours(svn_fs_t *fs, const svn_fs_fs__revprop_pack_t *pack,
       if (err)
         svn_error_clear(err);
       else
-        SVN_ERR(svn_cache__set(cache, &other, props, iterpool));
+        SVN_ERR(svn_cache__set(cache, &key, props, iterpool));
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
@@ -299,28 +341,22 @@ deserialize_props(void **out, void *data, apr_size_t data_len,
 svn_error_t *
 svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool)
 {
-  static volatile svn_atomic_t instance = 0;
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  /* A key space of our own per svn_fs_t (and per reset): revprops are
-     mutable and nothing on disk tells other instances about changes. */
-  const char *name = apr_psprintf(scratch_pool, "RP%lu:",
-                                  (unsigned long)svn_atomic_inc(&instance));
 
+  generation_of(fs);
   return svn_error_trace(svn_fs_fs__make_cache(
            &ffd->revprop_cache, svn_cache__get_global_membuffer_cache(),
-           serialize_props, deserialize_props, sizeof(svn_revnum_t),
-           ffd->cache_prefix ? ffd->cache_prefix : "fsfs7:", name,
+           serialize_props, deserialize_props,
+           sizeof(svn_fs_fs__pair_cache_key_t),
+           ffd->cache_prefix ? ffd->cache_prefix : "fsfs7:", "REVPROPS",
            SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY, fs->pool, scratch_pool));
 }
 
 svn_error_t *
 svn_fs_fs__reset_revprop_cache(svn_fs_t *fs)
 {
-  apr_pool_t *scratch_pool = svn_pool_create(fs->pool);
-  svn_error_t *err = svn_fs_fs__revprops_init_caches(fs, scratch_pool);
-
-  svn_pool_destroy(scratch_pool);
-  return svn_error_trace(err);
+  *generation_of(fs) = svn_atomic_inc(&last_generation) + 1;
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -330,18 +366,20 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_boolean_t found = FALSE;
+  svn_fs_fs__pair_cache_key_t key;
 
   SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, scratch_pool));
+  make_key(&key, fs, rev);
   if (ffd->revprop_cache && !refresh)
     {
       SVN_ERR(svn_cache__get((void **)proplist, &found, ffd->revprop_cache,
-                             &rev, result_pool));
+                             &key, result_pool));
       if (found)
         return SVN_NO_ERROR;
     }
   SVN_ERR(read_revprops(proplist, fs, rev, result_pool, scratch_pool));
   if (ffd->revprop_cache)
-    SVN_ERR(svn_cache__set(ffd->revprop_cache, &rev, *proplist,
+    SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, *proplist,
                            scratch_pool));
   return SVN_NO_ERROR;
 }
@@ -522,7 +560,12 @@ svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
   else
     SVN_ERR(write_plain(fs, rev, proplist, scratch_pool));
   if (ffd->revprop_cache)
-    SVN_ERR(svn_cache__set(ffd->revprop_cache, &rev, proplist,
-                           scratch_pool));
+    {
+      svn_fs_fs__pair_cache_key_t key;
+
+      make_key(&key, fs, rev);
+      SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, proplist,
+                             scratch_pool));
+    }
   return SVN_NO_ERROR;
 }

@@ -199,6 +199,44 @@ test_atomic_change(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Another svn_fs_t changes r4; ours keeps serving its cached copy until
+   refresh_revprops (or a REFRESH read) -- the stock contract. */
+static void
+test_cache_and_refresh(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  svn_fs_t *other = apr_pcalloc(pool, sizeof(*other));
+  apr_hash_t *props;
+  svn_error_t *err;
+
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 4, FALSE, pool, pool));
+  other->pool = pool;
+  err = svn_fs_fs__open_repo(other, db, pool);
+  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
+    svn_error_clear(err);
+  else
+    assert_null(err);
+  change(other, 4, "svn:log", "from elsewhere", pool);
+
+  if (SVN_FS_FS__DATA(fs)->revprop_cache)
+    {
+      assert_null(svn_fs_fs__get_revprops(&props, fs, 4, FALSE, pool,
+                                          pool));
+      assert_string_equal(((svn_string_t *)svn_hash_gets(props, "svn:log"))
+                          ->data, "m4");
+    }
+  assert_string_equal(revprop(fs, 4, "svn:log", pool), "from elsewhere");
+  assert_null(svn_fs_fs__reset_revprop_cache(fs));
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 5, FALSE, pool, pool));
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 4, FALSE, pool, pool));
+  assert_string_equal(((svn_string_t *)svn_hash_gets(props, "svn:log"))
+                      ->data, "from elsewhere");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -206,6 +244,7 @@ main(void)
     cmocka_unit_test(test_read),
     cmocka_unit_test(test_change_like_stock),
     cmocka_unit_test(test_atomic_change),
+    cmocka_unit_test(test_cache_and_refresh),
   };
 
   apr_initialize();
