@@ -923,3 +923,150 @@ svn_fs_fs__p2l_section_build(svn_stringbuf_t **section,
   *section = out;
   return SVN_NO_ERROR;
 }
+
+
+/* ------------------------------------------------------------------ */
+/* Proto-indexes                                                       */
+
+static apr_uint64_t
+get_le64(const unsigned char *p)
+{
+  apr_uint64_t value = 0;
+  int k;
+
+  for (k = 7; k >= 0; k--)
+    value = (value << 8) | p[k];
+  return value;
+}
+
+static void
+put_le64(unsigned char *p, apr_uint64_t value)
+{
+  int k;
+
+  for (k = 0; k < 8; k++, value >>= 8)
+    p[k] = (unsigned char)(value & 0xff);
+}
+
+/* Store OFFSET for ITEM in the item array OFFSETS, growing it with -1. */
+static svn_error_t *
+proto_l2p_store(apr_array_header_t *offsets, apr_uint64_t item,
+                apr_off_t offset, const char *where)
+{
+  /* Item numbers are dense and small (PROTO-2); refuse to allocate for
+     absurd ones. */
+  if (item >= (1 << 24))
+    return svn_fs_fs__index_corrupt("PROTO-2", where,
+             "Proto-L2P item index %" APR_UINT64_T_FMT " is too large",
+             item);
+  while ((apr_uint64_t)offsets->nelts <= item)
+    APR_ARRAY_PUSH(offsets, apr_off_t) = -1;
+  APR_ARRAY_IDX(offsets, item, apr_off_t) = offset;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
+                           const unsigned char *data, apr_size_t len,
+                           const char *where, apr_pool_t *result_pool)
+{
+  apr_array_header_t *result
+    = apr_array_make(result_pool, 1, sizeof(apr_array_header_t *));
+  apr_array_header_t *current
+    = apr_array_make(result_pool, 8, sizeof(apr_off_t));
+  apr_size_t at;
+
+  APR_ARRAY_PUSH(result, apr_array_header_t *) = current;
+  if (len % SVN_FS_FS__PROTO_L2P_RECORD)
+    return svn_fs_fs__index_corrupt("PROTO-1", where,
+             "Proto-L2P size %lu is not a multiple of %d",
+             (unsigned long)len, SVN_FS_FS__PROTO_L2P_RECORD);
+  for (at = 0; at < len; at += SVN_FS_FS__PROTO_L2P_RECORD)
+    {
+      apr_uint64_t stored = get_le64(data + at);
+      apr_uint64_t item = get_le64(data + at + 8);
+
+      if (stored == 0 && item == 0)
+        {
+          /* Separator; the one before the first record is optional. */
+          if (at > 0)
+            {
+              current = apr_array_make(result_pool, 8, sizeof(apr_off_t));
+              APR_ARRAY_PUSH(result, apr_array_header_t *) = current;
+            }
+          continue;
+        }
+      if (stored == 0 || stored > MAX_POSITION || item == 0)
+        return svn_fs_fs__index_corrupt("PROTO-2", where,
+                 "Invalid proto-L2P record at offset %lu",
+                 (unsigned long)at);
+      SVN_ERR(proto_l2p_store(current, item, (apr_off_t)stored - 1, where));
+    }
+  *revisions = result;
+  return SVN_NO_ERROR;
+}
+
+void
+svn_fs_fs__proto_l2p_unparse(unsigned char buf[SVN_FS_FS__PROTO_L2P_RECORD],
+                             apr_off_t offset, apr_uint64_t item_index)
+{
+  put_le64(buf, item_index == 0 ? 0 : (apr_uint64_t)offset + 1);
+  put_le64(buf + 8, item_index);
+}
+
+svn_error_t *
+svn_fs_fs__proto_p2l_parse(apr_array_header_t **entries,
+                           const unsigned char *data, apr_size_t len,
+                           const char *where, apr_pool_t *result_pool)
+{
+  apr_array_header_t *result
+    = apr_array_make(result_pool, (int)(len / SVN_FS_FS__PROTO_P2L_RECORD)
+                                  + 1, sizeof(svn_fs_fs__p2l_entry_t));
+  apr_size_t at;
+
+  if (len % SVN_FS_FS__PROTO_P2L_RECORD)
+    return svn_fs_fs__index_corrupt("PROTO-1", where,
+             "Proto-P2L size %lu is not a multiple of %d",
+             (unsigned long)len, SVN_FS_FS__PROTO_P2L_RECORD);
+  for (at = 0; at < len; at += SVN_FS_FS__PROTO_P2L_RECORD)
+    {
+      const unsigned char *p = data + at;
+      apr_uint64_t offset = get_le64(p), size = get_le64(p + 8);
+      apr_uint64_t type = get_le64(p + 16), fnv = get_le64(p + 24);
+      apr_uint64_t rev = get_le64(p + 32), item = get_le64(p + 40);
+      svn_fs_fs__p2l_entry_t *e;
+
+      if (offset >= MAX_POSITION || size >= MAX_POSITION
+          || type > SVN_FS_FS__ITEM_TYPE_CHANGES || fnv > APR_UINT32_MAX
+          || rev >= MAX_POSITION || item >= MAX_POSITION
+          || (result->nelts && (apr_off_t)offset
+                               != APR_ARRAY_IDX(result, result->nelts - 1,
+                                                svn_fs_fs__p2l_entry_t).offset
+                                  + APR_ARRAY_IDX(result, result->nelts - 1,
+                                                  svn_fs_fs__p2l_entry_t).size))
+        return svn_fs_fs__index_corrupt("PROTO-3", where,
+                 "Invalid proto-P2L record at offset %lu", (unsigned long)at);
+      e = apr_array_push(result);
+      e->offset = (apr_off_t)offset;
+      e->size = (apr_off_t)size;
+      e->type = (svn_fs_fs__item_type_t)type;
+      e->fnv1_checksum = (apr_uint32_t)fnv;
+      e->revision = rev == 0 ? SVN_INVALID_REVNUM : (svn_revnum_t)rev - 1;
+      e->item_index = item;
+    }
+  *entries = result;
+  return SVN_NO_ERROR;
+}
+
+void
+svn_fs_fs__proto_p2l_unparse(unsigned char buf[SVN_FS_FS__PROTO_P2L_RECORD],
+                             const svn_fs_fs__p2l_entry_t *entry)
+{
+  put_le64(buf, (apr_uint64_t)entry->offset);
+  put_le64(buf + 8, (apr_uint64_t)entry->size);
+  put_le64(buf + 16, (apr_uint64_t)entry->type);
+  put_le64(buf + 24, entry->fnv1_checksum);
+  put_le64(buf + 32, SVN_IS_VALID_REVNUM(entry->revision)
+                     ? (apr_uint64_t)entry->revision + 1 : 0);
+  put_le64(buf + 40, entry->item_index);
+}

@@ -190,3 +190,39 @@ svn_fs_fs__p2l_section_build(svn_stringbuf_t **section,
                              apr_uint64_t page_size,
                              const apr_array_header_t *entries,
                              apr_pool_t *result_pool);
+
+
+/* ------------------------------------------------------------------ */
+/* Proto-indexes (transactions, packing)                               */
+
+/* Record sizes of the two proto-index files: little-endian 64-bit
+   numbers, 2 per L2P record and 6 per P2L record (PROTO-1). */
+#define SVN_FS_FS__PROTO_L2P_RECORD 16
+#define SVN_FS_FS__PROTO_P2L_RECORD 48
+
+/* Parse a proto-L2P file (LEN bytes at DATA) into *REVISIONS, the input
+   format of svn_fs_fs__l2p_section_build: one apr_array_header_t * of
+   apr_off_t per revision, indexed by item, -1 where unused.  A (0, 0)
+   record starts the next revision (PROTO-2).  Allocated in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
+                           const unsigned char *data, apr_size_t len,
+                           const char *where, apr_pool_t *result_pool);
+
+/* Write the proto-L2P record for an item at OFFSET (or, with
+   ITEM_INDEX 0 and OFFSET -1, the revision separator) into BUF. */
+void
+svn_fs_fs__proto_l2p_unparse(unsigned char buf[SVN_FS_FS__PROTO_L2P_RECORD],
+                             apr_off_t offset, apr_uint64_t item_index);
+
+/* Parse a proto-P2L file into *ENTRIES (svn_fs_fs__p2l_entry_t; revision
+   SVN_INVALID_REVNUM where the record says "not yet known") (PROTO-3). */
+svn_error_t *
+svn_fs_fs__proto_p2l_parse(apr_array_header_t **entries,
+                           const unsigned char *data, apr_size_t len,
+                           const char *where, apr_pool_t *result_pool);
+
+/* Write ENTRY as a proto-P2L record into BUF. */
+void
+svn_fs_fs__proto_p2l_unparse(unsigned char buf[SVN_FS_FS__PROTO_P2L_RECORD],
+                             const svn_fs_fs__p2l_entry_t *entry);

@@ -1,6 +1,7 @@
 /* fuzz_l2p.c --- libFuzzer target for the L2P codec (index_codec.c): the
  * input is an L2P section (header, page table, pages); every page is
- * decoded and a few item locations are looked up.
+ * decoded and a few item locations are looked up.  The same bytes are
+ * also parsed as a proto-L2P file.
  * Corpus: tests/fuzz/corpus/l2p/ (sections cut from stock-made files).
  */
 #include <stdint.h>
@@ -35,6 +36,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                             + (svn_revnum_t)(item % 3),
                                             item * 3, "fuzz"));
   svn_error_clear(err);
+  {
+    apr_array_header_t *revisions;
+    svn_error_clear(svn_fs_fs__proto_l2p_parse(&revisions, data, size,
+                                               "fuzz", pool));
+  }
   svn_pool_clear(pool);
   return 0;
 }

@@ -16,6 +16,8 @@
 #include "svn_pools.h"
 #include "svn_io.h"
 
+#include "private/svn_subr_private.h"
+
 #include "index_codec.h"
 
 static apr_pool_t *pool;
@@ -325,6 +327,108 @@ test_roundtrip(void **state)
     roundtrip_file(files[k]);
 }
 
+/* Proto-index files of a transaction the stock module left open (one
+   text rep written): parse, cross-check with the proto-rev bytes,
+   re-encode; then damaged variants. */
+static void
+test_proto_indexes(void **state)
+{
+  svn_stringbuf_t *l2p = load("good/addressing/proto/index.l2p");
+  svn_stringbuf_t *p2l = load("good/addressing/proto/index.p2l");
+  svn_stringbuf_t *rev = load("good/addressing/proto/0-0.rev");
+  apr_array_header_t *revisions, *offsets, *entries;
+  svn_fs_fs__p2l_entry_t *e;
+  unsigned char buf[SVN_FS_FS__PROTO_P2L_RECORD];
+  static const struct { const char *bytes; int len; int l2p;
+                        const char *rule; } bad[] = {
+    { "\1\0\0\0\0\0\0\0\3\0\0\0\0\0\0", 15, 1, "PROTO-1" },
+    { "\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16, 1, "PROTO-2" },
+    { "\0\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0", 16, 1, "PROTO-2" },
+    { "\1\0\0\0\0\0\0\0\0\0\0\1\0\0\0\0", 16, 1, "PROTO-2" },
+    { "", 47, 0, "PROTO-1" },
+  };
+  size_t k;
+
+  assert_null(svn_fs_fs__proto_l2p_parse(&revisions,
+                                         (const unsigned char *)l2p->data,
+                                         l2p->len, "t", pool));
+  assert_int_equal(revisions->nelts, 1);
+  offsets = APR_ARRAY_IDX(revisions, 0, apr_array_header_t *);
+  assert_int_equal(offsets->nelts, 4);
+  assert_int_equal(APR_ARRAY_IDX(offsets, 0, apr_off_t), -1);
+  assert_int_equal(APR_ARRAY_IDX(offsets, 3, apr_off_t), 0);
+  svn_fs_fs__proto_l2p_unparse(buf, 0, 3);
+  assert_memory_equal(buf, l2p->data, SVN_FS_FS__PROTO_L2P_RECORD);
+
+  assert_null(svn_fs_fs__proto_p2l_parse(&entries,
+                                         (const unsigned char *)p2l->data,
+                                         p2l->len, "t", pool));
+  assert_int_equal(entries->nelts, 1);
+  e = &APR_ARRAY_IDX(entries, 0, svn_fs_fs__p2l_entry_t);
+  assert_int_equal(e->offset, 0);
+  assert_int_equal(e->size, 31);
+  assert_int_equal(e->type, SVN_FS_FS__ITEM_TYPE_FILE_REP);
+  assert_int_equal(e->revision, SVN_INVALID_REVNUM);
+  assert_int_equal(e->item_index, 3);
+  assert_memory_equal(rev->data, "DELTA\n", 6);
+  assert_true(e->fnv1_checksum == svn__fnv1a_32x4(rev->data, 31));
+  svn_fs_fs__proto_p2l_unparse(buf, e);
+  assert_memory_equal(buf, p2l->data, SVN_FS_FS__PROTO_P2L_RECORD);
+
+  /* Separators: optional at the start, one per further revision. */
+  {
+    unsigned char recs[5 * SVN_FS_FS__PROTO_L2P_RECORD];
+    svn_fs_fs__proto_l2p_unparse(recs, -1, 0);
+    svn_fs_fs__proto_l2p_unparse(recs + 16, 100, 2);
+    svn_fs_fs__proto_l2p_unparse(recs + 32, -1, 0);
+    svn_fs_fs__proto_l2p_unparse(recs + 48, 7, 1);
+    svn_fs_fs__proto_l2p_unparse(recs + 64, 9, 5);
+    assert_null(svn_fs_fs__proto_l2p_parse(&revisions, recs, sizeof(recs),
+                                           "t", pool));
+    assert_int_equal(revisions->nelts, 2);
+    offsets = APR_ARRAY_IDX(revisions, 1, apr_array_header_t *);
+    assert_int_equal(offsets->nelts, 6);
+    assert_int_equal(APR_ARRAY_IDX(offsets, 5, apr_off_t), 9);
+  }
+
+  for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+    {
+      unsigned char data[64];
+      svn_error_t *err;
+      char cite[32];
+
+      memset(data, 0, sizeof(data));
+      memcpy(data, bad[k].bytes, bad[k].l2p ? 16 : 0);
+      err = bad[k].l2p
+          ? svn_fs_fs__proto_l2p_parse(&revisions, data, bad[k].len, "t",
+                                       pool)
+          : svn_fs_fs__proto_p2l_parse(&entries, data, bad[k].len, "t",
+                                       pool);
+      snprintf(cite, sizeof(cite), "rule %s)", bad[k].rule);
+      if (err == NULL || !strstr(err->message, cite))
+        fail_msg("proto case %zu: %s", k, err ? err->message : "accepted");
+      svn_error_clear(err);
+    }
+  /* A P2L record with an invalid type, and two that leave a gap. */
+  memcpy(buf, p2l->data, sizeof(buf));
+  buf[16] = 9;
+  assert_non_null(svn_fs_fs__proto_p2l_parse(&entries, buf, sizeof(buf),
+                                             "t", pool));
+  {
+    unsigned char two[2 * SVN_FS_FS__PROTO_P2L_RECORD];
+    svn_fs_fs__p2l_entry_t next = *e;
+    svn_error_t *err;
+
+    next.offset = 40;
+    svn_fs_fs__proto_p2l_unparse(two, e);
+    svn_fs_fs__proto_p2l_unparse(two + 48, &next);
+    err = svn_fs_fs__proto_p2l_parse(&entries, two, sizeof(two), "t", pool);
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "PROTO-3"));
+    svn_error_clear(err);
+  }
+}
+
 /* Locating items: revision and item ranges (L2P-7). */
 static void
 test_l2p_locate(void **state)
@@ -361,6 +465,7 @@ main(void)
     cmocka_unit_test(test_byte_flips),
     cmocka_unit_test(test_l2p_locate),
     cmocka_unit_test(test_roundtrip),
+    cmocka_unit_test(test_proto_indexes),
   };
   int rc;
 
