@@ -214,39 +214,61 @@ test_vectors_verify(void **state)
     }
 }
 
-/* P2L block lookups tile the item data of a multi-page index. */
+/* P2L block lookups tile the item data of multi-page indexes (items
+   spanning pages, padding entries), whatever the block size. */
 static void
-test_p2l_blocks(void **state)
+check_p2l_blocks(const char *repo, svn_revnum_t rev, apr_off_t block_size)
 {
-  svn_fs_t *fs = make_fs(vector_db("f8small"), FALSE, pool);
+  svn_fs_t *fs = make_fs(vector_db(repo), block_size & 1, pool);
   svn_fs_fs__revfile_t *file;
   apr_array_header_t *entries;
   apr_off_t max, expected = 0, block;
   int i;
 
-  CHECK(svn_fs_fs__revfile_open(&file, fs, 1, pool, pool));
-  CHECK(svn_fs_fs__p2l_get_max_offset(&max, fs, file, 1, pool));
-  assert_int_equal(max, 9257);
-  for (block = 0; block < max; block += 1000)
+  CHECK(svn_fs_fs__revfile_open(&file, fs, rev, pool, pool));
+  CHECK(svn_fs_fs__p2l_get_max_offset(&max, fs, file, rev, pool));
+  for (block = 0; block < max; block += block_size)
     {
-      CHECK(svn_fs_fs__p2l_index_lookup(&entries, fs, file, 1, block, 1000,
-                                        pool, pool));
+      CHECK(svn_fs_fs__p2l_index_lookup(&entries, fs, file, rev, block,
+                                        block_size, pool, pool));
       assert_true(entries->nelts > 0);
       for (i = 0; i < entries->nelts; i++)
         {
           svn_fs_fs__p2l_entry_t *e = &APR_ARRAY_IDX(entries, i,
                                                      svn_fs_fs__p2l_entry_t);
-          /* Items overlapping two blocks show up in both. */
-          if (e->offset + e->size <= expected && i == 0)
-            continue;
+          svn_fs_fs__p2l_entry_t *found;
+
+          /* Every entry overlaps the block ... */
+          assert_true(e->offset < block + block_size);
+          assert_true(e->offset + e->size > block);
+          /* ... is found by its offset ... */
+          CHECK(svn_fs_fs__p2l_entry_lookup(&found, fs, file, rev, e->offset,
+                                            pool, pool));
+          assert_non_null(found);
+          assert_int_equal(found->size, e->size);
+          /* ... and items overlapping two blocks show up in both. */
           if (e->offset < expected)
             continue;
           assert_int_equal(e->offset, expected);
-          assert_true(e->offset < block + 1000);
           expected = e->offset + e->size;
         }
     }
   assert_true(expected >= max);
+}
+
+static void
+test_p2l_blocks(void **state)
+{
+  static const apr_off_t sizes[] = { 1, 333, 1000, 1024, 4096, 70000 };
+  size_t k;
+
+  for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+    {
+      check_p2l_blocks("f8small", 1, sizes[k]);
+      check_p2l_blocks("f7mp", 2, sizes[k]);
+      check_p2l_blocks("f7blk", 1, sizes[k]);
+      check_p2l_blocks("f7p", 5, sizes[k]);
+    }
 }
 
 static void
