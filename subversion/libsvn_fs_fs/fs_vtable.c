@@ -1,8 +1,8 @@
 /* fs_vtable.c --- the fs vtable: filesystem-wide operations (loader glue).
  *
  * Each entry adapts one svn_fs_* call to the storage layer (repo.h,
- * revprops.h) or the tree layer (tree.h).  Transactions and lock writes
- * are not implemented and fail with SVN_ERR_UNSUPPORTED_FEATURE.
+ * revprops.h, locks_*.h) or the tree layer (tree.h).  Transactions are
+ * not implemented and fail with SVN_ERR_UNSUPPORTED_FEATURE.
  */
 #include <apr_strings.h>
 
@@ -15,6 +15,7 @@
 #include "corrupt.h"
 #include "fsconf.h"
 #include "locks_read.h"
+#include "locks_write.h"
 #include "paths.h"
 #include "repo.h"
 #include "revprops.h"
@@ -196,13 +197,18 @@ fs_lock(svn_fs_t *fs, apr_hash_t *targets, const char *comment,
         svn_boolean_t steal_lock, svn_fs_lock_callback_t lock_callback,
         void *lock_baton, apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("lock");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__locks_lock(
+           fs, targets, comment, is_dav_comment, expiration_date, steal_lock,
+           lock_callback, lock_baton, result_pool, scratch_pool));
 }
 
 static svn_error_t *
 fs_generate_lock_token(const char **token, svn_fs_t *fs, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("generate_lock_token");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  *token = svn_fs_fs__generate_lock_token(pool);
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
@@ -210,7 +216,10 @@ fs_unlock(svn_fs_t *fs, apr_hash_t *targets, svn_boolean_t break_lock,
           svn_fs_lock_callback_t lock_callback, void *lock_baton,
           apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_fs_fs__unsupported("unlock");
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__locks_unlock(
+           fs, targets, break_lock, lock_callback, lock_baton, result_pool,
+           scratch_pool));
 }
 
 static svn_error_t *

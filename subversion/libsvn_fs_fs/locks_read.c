@@ -23,16 +23,15 @@
 #include "locks_read.h"
 #include "paths.h"
 
-/* db/locks/<d[0..2]>/<d> for the digest DIGEST. */
-static const char *
-digest_file_path(svn_fs_t *fs, const char *digest, apr_pool_t *pool)
+const char *
+svn_fs_fs__lock_digest_path(svn_fs_t *fs, const char *digest,
+                            apr_pool_t *pool)
 {
   return apr_psprintf(pool, "%s/locks/%.3s/%s", fs->path, digest, digest);
 }
 
-/* Hex MD5 of the fs path PATH (LOCK-1). */
-static const char *
-path_digest(const char *path, apr_pool_t *pool)
+const char *
+svn_fs_fs__lock_digest(const char *path, apr_pool_t *pool)
 {
   svn_checksum_t *checksum;
 
@@ -41,12 +40,11 @@ path_digest(const char *path, apr_pool_t *pool)
   return svn_checksum_to_cstring_display(checksum, pool);
 }
 
-/* Parse the digest file DIGEST into *PROPS; NULL if it does not exist. */
-static svn_error_t *
-read_digest_file(apr_hash_t **props, svn_fs_t *fs, const char *digest,
-                 apr_pool_t *pool)
+svn_error_t *
+svn_fs_fs__lock_read_digest(apr_hash_t **props, svn_fs_t *fs,
+                            const char *digest, apr_pool_t *pool)
 {
-  const char *path = digest_file_path(fs, digest, pool);
+  const char *path = svn_fs_fs__lock_digest_path(fs, digest, pool);
   svn_stringbuf_t *text;
   svn_error_t *err = svn_stringbuf_from_file2(&text, path, pool);
 
@@ -71,9 +69,9 @@ prop(apr_hash_t *props, const char *key)
   return value ? value->data : NULL;
 }
 
-/* The lock described by PROPS, or NULL if PROPS has none (LOCK-2). */
-static svn_error_t *
-lock_from_props(svn_lock_t **lock_p, apr_hash_t *props, apr_pool_t *pool)
+svn_error_t *
+svn_fs_fs__lock_parse(svn_lock_t **lock_p, apr_hash_t *props,
+                      apr_pool_t *pool)
 {
   svn_lock_t *lock;
   const char *date;
@@ -97,9 +95,23 @@ lock_from_props(svn_lock_t **lock_p, apr_hash_t *props, apr_pool_t *pool)
   date = prop(props, "expiration_date");
   if (date)
     SVN_ERR(svn_time_from_cstring(&lock->expiration_date, date, pool));
-  if (lock->expiration_date && apr_time_now() > lock->expiration_date)
-    return SVN_NO_ERROR;
   *lock_p = lock;
+  return SVN_NO_ERROR;
+}
+
+svn_boolean_t
+svn_fs_fs__lock_expired(const svn_lock_t *lock)
+{
+  return lock->expiration_date && apr_time_now() > lock->expiration_date;
+}
+
+/* The unexpired lock described by PROPS, or NULL. */
+static svn_error_t *
+lock_from_props(svn_lock_t **lock_p, apr_hash_t *props, apr_pool_t *pool)
+{
+  SVN_ERR(svn_fs_fs__lock_parse(lock_p, props, pool));
+  if (*lock_p && svn_fs_fs__lock_expired(*lock_p))
+    *lock_p = NULL;
   return SVN_NO_ERROR;
 }
 
@@ -110,7 +122,9 @@ svn_fs_fs__locks_get(svn_lock_t **lock, svn_fs_t *fs, const char *path,
   apr_hash_t *props;
 
   path = svn_fs__canonicalize_abspath(path, pool);
-  SVN_ERR(read_digest_file(&props, fs, path_digest(path, pool), pool));
+  SVN_ERR(svn_fs_fs__lock_read_digest(&props, fs,
+                                      svn_fs_fs__lock_digest(path, pool),
+                                      pool));
   *lock = NULL;
   if (props == NULL)
     return SVN_NO_ERROR;
@@ -150,7 +164,9 @@ svn_fs_fs__locks_walk(svn_fs_t *fs, const char *path, svn_depth_t depth,
   apr_array_header_t *digests;
 
   path = svn_fs__canonicalize_abspath(path, pool);
-  SVN_ERR(read_digest_file(&props, fs, path_digest(path, pool), pool));
+  SVN_ERR(svn_fs_fs__lock_read_digest(&props, fs,
+                                      svn_fs_fs__lock_digest(path, pool),
+                                      pool));
   if (props == NULL)
     return SVN_NO_ERROR;
   SVN_ERR(lock_from_props(&lock, props, pool));
@@ -165,9 +181,9 @@ svn_fs_fs__locks_walk(svn_fs_t *fs, const char *path, svn_depth_t depth,
       apr_hash_t *child;
 
       svn_pool_clear(iterpool);
-      SVN_ERR(read_digest_file(&child, fs,
-                               APR_ARRAY_IDX(digests, i, const char *),
-                               iterpool));
+      SVN_ERR(svn_fs_fs__lock_read_digest(
+                &child, fs, APR_ARRAY_IDX(digests, i, const char *),
+                iterpool));
       if (child == NULL)
         continue;
       SVN_ERR(lock_from_props(&lock, child, iterpool));

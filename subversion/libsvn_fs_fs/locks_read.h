@@ -9,6 +9,32 @@
 
 #include "fsfs7.h"
 
+/* Hex MD5 of the canonical fs path PATH: the name of its digest file
+   (LOCK-1).  In POOL. */
+const char *
+svn_fs_fs__lock_digest(const char *path, apr_pool_t *pool);
+
+/* db/locks/<d[0..2]>/<DIGEST>.  In POOL. */
+const char *
+svn_fs_fs__lock_digest_path(svn_fs_t *fs, const char *digest,
+                            apr_pool_t *pool);
+
+/* Parse digest file DIGEST into *PROPS (hash dump), NULL if it does not
+   exist.  In POOL. */
+svn_error_t *
+svn_fs_fs__lock_read_digest(apr_hash_t **props, svn_fs_t *fs,
+                            const char *digest, apr_pool_t *pool);
+
+/* The lock recorded in digest-file PROPS, expired or not, or NULL if
+   PROPS records none (LOCK-2).  Points into PROPS' strings. */
+svn_error_t *
+svn_fs_fs__lock_parse(svn_lock_t **lock, apr_hash_t *props,
+                      apr_pool_t *pool);
+
+/* TRUE if LOCK has an expiration date in the past. */
+svn_boolean_t
+svn_fs_fs__lock_expired(const svn_lock_t *lock);
+
 /* The lock on PATH (canonical fs path) in *LOCK, or NULL if there is none
    or it has expired.  Allocated in POOL. */
 svn_error_t *
