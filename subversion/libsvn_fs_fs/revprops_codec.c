@@ -8,7 +8,6 @@
 #include <string.h>
 #include <apr_strings.h>
 
-#include "svn_delta.h"
 #include "private/svn_subr_private.h"
 
 #include "corrupt.h"
@@ -243,6 +242,6 @@ svn_fs_fs__revprop_pack_wrap(svn_stringbuf_t **wrapped,
   *wrapped = svn_stringbuf_create_empty(result_pool);
   return svn_error_trace(svn__compress_zlib(
            plain->data, plain->len, *wrapped,
-           compress ? SVN_DELTA_COMPRESSION_LEVEL_DEFAULT
-                    : SVN_DELTA_COMPRESSION_LEVEL_NONE));
+           compress ? SVN__COMPRESSION_ZLIB_DEFAULT
+                    : SVN__COMPRESSION_NONE));
 }
