@@ -632,11 +632,12 @@ src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
 /* Reading a whole representation                                      */
 
 /* Start reading REP of FS in POOL: use the cached fulltext when there is
-   one (unless FULL_CHECK), otherwise open the delta chain and prepare
-   verification.  FULL_CHECK adds the SHA1 (REP-7). */
+   one and LOOKUP_CACHE is set, otherwise open the delta chain and prepare
+   verification; FULL_CHECK adds the SHA1 (REP-7). */
 static svn_error_t *
 reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
-              svn_boolean_t full_check, apr_pool_t *pool)
+              svn_boolean_t lookup_cache, svn_boolean_t full_check,
+              apr_pool_t *pool)
 {
   reader_t *r = apr_pcalloc(pool, sizeof(*r));
   svn_cache__t *cache = SVN_FS_FS__DATA(fs)->fulltext_cache;
@@ -654,7 +655,7 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
     return svn_fs_fs__unsupported("reading representations of "
                                   "transactions");
 
-  if (!full_check)
+  if (lookup_cache)
     SVN_ERR(cached_fulltext(&cached, fs, rep->revision, rep->item_index,
                             pool));
   else
@@ -832,7 +833,7 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
       *contents = svn_stream_empty(result_pool);
       return SVN_NO_ERROR;
     }
-  SVN_ERR(reader_create(&r, fs, rep, FALSE, result_pool));
+  SVN_ERR(reader_create(&r, fs, rep, TRUE, FALSE, result_pool));
   *contents = svn_stream_create(r, result_pool);
   svn_stream_set_read2(*contents, stream_read, stream_read);
   svn_stream_set_close(*contents, stream_close);
@@ -863,7 +864,8 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
     }
 
   pool = svn_pool_create(scratch_pool);
-  SVN_ERR(reader_create(&r, fs, rep, FALSE, pool));
+  /* The cache was consulted above. */
+  SVN_ERR(reader_create(&r, fs, rep, FALSE, FALSE, pool));
   text = svn_stringbuf_create_ensure(r->expected_len > 0
                                      ? (apr_size_t)r->expected_len : 64,
                                      result_pool);
@@ -901,7 +903,7 @@ svn_fs_fs__rep_verify(svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
     return SVN_NO_ERROR;
   pool = svn_pool_create(scratch_pool);
   buf = apr_palloc(pool, PREFETCH_SIZE);
-  SVN_ERR(reader_create(&r, fs, rep, TRUE, pool));
+  SVN_ERR(reader_create(&r, fs, rep, FALSE, TRUE, pool));
   while (!r->finished)
     {
       apr_size_t len = PREFETCH_SIZE;
