@@ -948,14 +948,15 @@ put_le64(unsigned char *p, apr_uint64_t value)
     p[k] = (unsigned char)(value & 0xff);
 }
 
-/* Store OFFSET for ITEM in the item array OFFSETS, growing it with -1. */
+/* Store OFFSET for ITEM in the item array OFFSETS, growing it with -1.
+   RECORDS is the number of records in the whole file. */
 static svn_error_t *
 proto_l2p_store(apr_array_header_t *offsets, apr_uint64_t item,
-                apr_off_t offset, const char *where)
+                apr_off_t offset, apr_uint64_t records, const char *where)
 {
-  /* Item numbers are dense and small (PROTO-2); refuse to allocate for
-     absurd ones. */
-  if (item >= (1 << 24))
+  /* Item numbers are dense (PROTO-2): far more item numbers than records
+     means damage, and we must not allocate for it. */
+  if (item >= 16 * records + 4096)
     return svn_fs_fs__index_corrupt("PROTO-2", where,
              "Proto-L2P item index %" APR_UINT64_T_FMT " is too large",
              item);
@@ -1000,7 +1001,8 @@ svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
         return svn_fs_fs__index_corrupt("PROTO-2", where,
                  "Invalid proto-L2P record at offset %lu",
                  (unsigned long)at);
-      SVN_ERR(proto_l2p_store(current, item, (apr_off_t)stored - 1, where));
+      SVN_ERR(proto_l2p_store(current, item, (apr_off_t)stored - 1,
+                              len / SVN_FS_FS__PROTO_L2P_RECORD, where));
     }
   *revisions = result;
   return SVN_NO_ERROR;
