@@ -569,3 +569,120 @@ svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
     }
   return SVN_NO_ERROR;
 }
+
+/* ------------------------------------------------------------------ */
+/* Packing a shard                                                     */
+
+/* Per-revision overhead the stock packer adds to a dump's size when it
+   decides where a pack file ends (RPPACK-8; measured on stock output). */
+#define PACK_ENTRY_OVERHEAD 21
+
+/* Write pack file "<START>.0" with DUMPS into PACK_DIR. */
+static svn_error_t *
+write_initial_pack(const char *pack_dir, svn_revnum_t start,
+                   const apr_array_header_t *dumps, svn_boolean_t compress,
+                   apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *plain = svn_stringbuf_create_empty(scratch_pool);
+  svn_stringbuf_t *wrapped;
+
+  svn_fs_fs__revprop_pack_unparse(plain, start, dumps, scratch_pool);
+  SVN_ERR(svn_fs_fs__revprop_pack_wrap(&wrapped, plain, compress,
+                                       scratch_pool));
+  return svn_error_trace(svn_io_file_create_bytes(
+           svn_dirent_join(pack_dir, apr_psprintf(scratch_pool, "%ld.0",
+                                                  start), scratch_pool),
+           wrapped->data, wrapped->len, scratch_pool));
+}
+
+/* The verified plain dump of REV. */
+static svn_error_t *
+read_plain_dump(svn_stringbuf_t **dump, svn_fs_t *fs, svn_revnum_t rev,
+                apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  const char *path = svn_fs_fs__path_revprops(fs, rev, scratch_pool);
+  apr_hash_t *props;
+
+  SVN_ERR(svn_stringbuf_from_file2(dump, path, result_pool));
+  return svn_error_trace(svn_fs_fs__hashdump_parse(
+           &props, NULL, (*dump)->data, (*dump)->len,
+           svn_dirent_local_style(path, scratch_pool), scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
+                               svn_cancel_func_t cancel_func,
+                               void *cancel_baton, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_revnum_t start = shard * ffd->max_files_per_dir;
+  svn_revnum_t first = start == 0 ? 1 : start, rev, pack_start = first;
+  const char *pack_dir = svn_fs_fs__path_revprops_pack_shard(fs, start,
+                                                             scratch_pool);
+  apr_array_header_t *dumps = apr_array_make(scratch_pool, 64,
+                                             sizeof(svn_stringbuf_t *));
+  apr_array_header_t *entries = apr_array_make(
+    scratch_pool, ffd->max_files_per_dir,
+    sizeof(svn_fs_fs__revprop_manifest_entry_t));
+  svn_stringbuf_t *manifest = svn_stringbuf_create_empty(scratch_pool);
+  apr_int64_t budget = ffd->revprop_pack_size * 9 / 10, used = 0;
+
+  SVN_ERR(svn_io_remove_dir2(pack_dir, TRUE, cancel_func, cancel_baton,
+                             scratch_pool));
+  SVN_ERR(svn_io_make_dir_recursively(pack_dir, scratch_pool));
+  for (rev = first; rev < start + ffd->max_files_per_dir; rev++)
+    {
+      svn_fs_fs__revprop_manifest_entry_t entry;
+      svn_stringbuf_t *dump;
+
+      if (cancel_func)
+        SVN_ERR(cancel_func(cancel_baton));
+      SVN_ERR(read_plain_dump(&dump, fs, rev, scratch_pool, scratch_pool));
+      if (dumps->nelts > 0
+          && used + (apr_int64_t)dump->len + PACK_ENTRY_OVERHEAD > budget)
+        {
+          SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
+                                     ffd->compress_packed_revprops,
+                                     scratch_pool));
+          apr_array_clear(dumps);
+          pack_start = rev;
+          used = 0;
+        }
+      APR_ARRAY_PUSH(dumps, svn_stringbuf_t *) = dump;
+      used += dump->len + PACK_ENTRY_OVERHEAD;
+      entry.start_rev = pack_start;
+      entry.counter = 0;
+      APR_ARRAY_PUSH(entries, svn_fs_fs__revprop_manifest_entry_t) = entry;
+    }
+  SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
+                             ffd->compress_packed_revprops, scratch_pool));
+  svn_fs_fs__revprop_manifest_unparse(manifest, entries);
+  return svn_error_trace(svn_io_file_create_bytes(
+           svn_dirent_join(pack_dir, "manifest", scratch_pool),
+           manifest->data, manifest->len, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__remove_unpacked_revprops(svn_fs_t *fs, svn_revnum_t shard,
+                                    apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_revnum_t start = shard * ffd->max_files_per_dir, rev;
+  apr_pool_t *iterpool;
+
+  if (start > 0)
+    return svn_error_trace(svn_io_remove_dir2(
+             svn_fs_fs__path_revprops_shard(fs, start, scratch_pool), TRUE,
+             NULL, NULL, scratch_pool));
+  /* Shard 0 keeps its directory for r0 (RPPACK-0). */
+  iterpool = svn_pool_create(scratch_pool);
+  for (rev = 1; rev < ffd->max_files_per_dir; rev++)
+    {
+      svn_pool_clear(iterpool);
+      SVN_ERR(svn_io_remove_file2(svn_fs_fs__path_revprops(fs, rev,
+                                                           iterpool),
+                                  TRUE, iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}

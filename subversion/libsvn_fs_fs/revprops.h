@@ -27,4 +27,20 @@ svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool);
 svn_error_t *
 svn_fs_fs__reset_revprop_cache(svn_fs_t *fs);
 
+/* Pack the revprops of complete shard SHARD of FS (RPPACK-8): write
+   db/revprops/<SHARD>.pack/ with pack files of at most ~90% of the
+   configured size and the manifest, from the plain files, which are left
+   in place.  An existing (half-written) pack directory is replaced.
+   CANCEL_FUNC may be NULL.  The caller holds the pack lock. */
+svn_error_t *
+svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
+                               svn_cancel_func_t cancel_func,
+                               void *cancel_baton, apr_pool_t *scratch_pool);
+
+/* Delete the plain revprop files of packed shard SHARD (r0 stays).  Call
+   only after db/min-unpacked-rev has moved past the shard. */
+svn_error_t *
+svn_fs_fs__remove_unpacked_revprops(svn_fs_t *fs, svn_revnum_t shard,
+                                    apr_pool_t *scratch_pool);
+
 #endif
