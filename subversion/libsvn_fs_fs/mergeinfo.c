@@ -166,16 +166,19 @@ svn_fs_fs__get_mergeinfo(svn_fs_root_t *root,
 
   for (i = 0; i < paths->nelts; i++)
     {
-      const char *path = APR_ARRAY_IDX(paths, i, const char *);
+      /* The receiver gets the caller's spelling of the path, as from
+         stock; descendants are named from the canonical form. */
+      const char *given = APR_ARRAY_IDX(paths, i, const char *);
+      const char *path;
       svn_mergeinfo_t mergeinfo;
 
       svn_pool_clear(iterpool);
-      path = svn_fs__canonicalize_abspath(path, iterpool);
+      path = svn_fs__canonicalize_abspath(given, iterpool);
       SVN_ERR(path_mergeinfo(&mergeinfo, root, path, inherit,
                              adjust_inherited_mergeinfo, iterpool,
                              iterpool));
       if (mergeinfo)
-        SVN_ERR(receiver(path, mergeinfo, baton, iterpool));
+        SVN_ERR(receiver(given, mergeinfo, baton, iterpool));
       if (include_descendants)
         {
           const svn_fs_fs__noderev_t *noderev;

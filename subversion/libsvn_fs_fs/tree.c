@@ -194,9 +194,24 @@ root_node_has_props(svn_boolean_t *has_props, svn_fs_root_t *root,
   return SVN_NO_ERROR;
 }
 
-/* Committed property reps carry an MD5 of the serialised list, which is
-   canonical (sorted), so equal checksums mean equal lists.  Otherwise
-   only STRICT mode reads and compares the lists. */
+/* TRUE if A and B are the same rep reference including the uniquifier,
+   i.e. one node-rev's props were carried over unchanged to the other,
+   not merely shared by rep-sharing. */
+static svn_boolean_t
+same_rep_instance(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b)
+{
+  if (!svn_fs_fs__rep_same(a, b))
+    return FALSE;
+  if (!a || !a->uniquifier || !b->uniquifier)
+    return !a || a->uniquifier == b->uniquifier;
+  return strcmp(a->uniquifier, b->uniquifier) == 0;
+}
+
+/* Loose mode answers from rep identity alone (a different prop rep
+   reference, even one rep-shared with ours, counts as a change), as
+   stock does.  Strict mode trusts the MD5 of committed
+   property reps (the serialisation is canonical: sorted keys), and reads
+   and compares the lists only when one side has no rep at all. */
 static svn_error_t *
 root_props_changed(int *changed_p, svn_fs_root_t *root1, const char *path1,
                    svn_fs_root_t *root2, const char *path2,
@@ -211,20 +226,20 @@ root_props_changed(int *changed_p, svn_fs_root_t *root1, const char *path1,
                             "different filesystems");
   SVN_ERR(svn_fs_fs__root_lookup(&a, root1, path1, scratch_pool));
   SVN_ERR(svn_fs_fs__root_lookup(&b, root2, path2, scratch_pool));
-  if (a->prop_rep && b->prop_rep)
+  if (!strict)
     {
-      *changed_p = memcmp(a->prop_rep->md5_digest, b->prop_rep->md5_digest,
-                          sizeof(a->prop_rep->md5_digest)) != 0;
+      *changed_p = !same_rep_instance(a->prop_rep, b->prop_rep);
       return SVN_NO_ERROR;
     }
-  if (svn_fs_fs__id_eq(a->id, b->id) || (!a->prop_rep && !b->prop_rep))
+  if (!a->prop_rep && !b->prop_rep)
     {
       *changed_p = FALSE;
       return SVN_NO_ERROR;
     }
-  if (!strict)
+  if (a->prop_rep && b->prop_rep)
     {
-      *changed_p = TRUE;
+      *changed_p = memcmp(a->prop_rep->md5_digest, b->prop_rep->md5_digest,
+                          sizeof(a->prop_rep->md5_digest)) != 0;
       return SVN_NO_ERROR;
     }
   SVN_ERR(svn_fs_fs__node_proplist(&props_a, root1->fs, a, scratch_pool,
