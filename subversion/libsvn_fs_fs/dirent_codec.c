@@ -102,50 +102,123 @@ svn_fs_fs__dirent_compare(const void *a, const void *b)
   return strcmp((*x)->name, (*y)->name);
 }
 
-/* Read records from C into the hash BY_NAME (name -> svn_fs_dirent_t *)
-   until "END" (first pass) or the end of data (incremental tail). */
+/* Read the next record of a listing at C.  *DIRENT is the entry of a
+   "K/V" pair (in RESULT_POOL), or NULL with *DELETED set to the name of a
+   "D" record (TAIL only), or NULL with *DELETED NULL at "END" (not TAIL)
+   resp. at the end of data (TAIL). */
 static svn_error_t *
-read_records(apr_hash_t *by_name, cursor_t *c, svn_boolean_t tail,
-             apr_pool_t *result_pool)
+next_entry(svn_fs_dirent_t **dirent, const char **deleted, apr_size_t *klen,
+           cursor_t *c, svn_boolean_t tail, apr_pool_t *result_pool)
 {
+  char tag;
+  const char *key, *val;
+  apr_size_t key_len, val_len;
+
+  *dirent = NULL;
+  *deleted = NULL;
+  if (c->p == c->end)
+    {
+      if (tail)
+        return SVN_NO_ERROR;
+      return svn_fs_fs__corrupt("DIRENT-2", c->where,
+                                "Directory listing lacks its END line");
+    }
+  SVN_ERR(read_record(&tag, &key, &key_len, c));
+  if (tag == '\0' && !tail)
+    return SVN_NO_ERROR;
+  if (!(tag == 'K' || (tail && tag == 'D')))
+    return svn_fs_fs__corrupt(tail ? "DIRENT-5" : "DIRENT-1", c->where,
+                              "Unexpected record in directory listing");
+  if (!valid_name(key, key_len))
+    return svn_fs_fs__corrupt("DIRENT-4", c->where,
+                              "Invalid entry name in directory listing");
+  *klen = key_len;
+  if (tag == 'D')
+    {
+      *deleted = key;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(read_record(&tag, &val, &val_len, c));
+  if (tag != 'V')
+    return svn_fs_fs__corrupt("DIRENT-1", c->where,
+                              "Directory entry lacks its value");
+  *dirent = apr_palloc(result_pool, sizeof(**dirent));
+  (*dirent)->name = apr_pstrmemdup(result_pool, key, key_len);
+  return svn_error_trace(parse_value(*dirent, val, val_len, c->where,
+                                     result_pool));
+}
+
+/* A committed listing straight into LIST.  Stock writes listings sorted,
+   so the usual case needs neither a hash nor a sort (DIRENT-6). */
+static svn_error_t *
+parse_plain(apr_array_header_t *list, cursor_t *c, apr_pool_t *result_pool)
+{
+  svn_boolean_t sorted = TRUE;
+  int i;
+
   for (;;)
     {
-      char tag;
-      const char *key, *val;
-      apr_size_t key_len, val_len;
       svn_fs_dirent_t *dirent;
+      const char *deleted;
+      apr_size_t klen;
 
-      if (tail && c->p == c->end)
-        return SVN_NO_ERROR;
-      if (!tail && c->p == c->end)
-        return svn_fs_fs__corrupt("DIRENT-2", c->where,
-                                  "Directory listing lacks its END line");
-      SVN_ERR(read_record(&tag, &key, &key_len, c));
-      if (tag == '\0' && !tail)
-        return SVN_NO_ERROR;
-      if (!(tag == 'K' || (tail && tag == 'D')))
-        return svn_fs_fs__corrupt(tail ? "DIRENT-5" : "DIRENT-1", c->where,
-                                  "Unexpected record in directory listing");
-      if (!valid_name(key, key_len))
-        return svn_fs_fs__corrupt("DIRENT-4", c->where,
-                                  "Invalid entry name in directory listing");
-      if (tag == 'D')
-        {
-          apr_hash_set(by_name, key, key_len, NULL);
-          continue;
-        }
-      SVN_ERR(read_record(&tag, &val, &val_len, c));
-      if (tag != 'V')
-        return svn_fs_fs__corrupt("DIRENT-1", c->where,
-                                  "Directory entry lacks its value");
-      if (!tail && apr_hash_get(by_name, key, key_len))
-        return svn_fs_fs__corrupt("DIRENT-4", c->where,
-                                  "Duplicate entry in directory listing");
-      dirent = apr_palloc(result_pool, sizeof(*dirent));
-      dirent->name = apr_pstrmemdup(result_pool, key, key_len);
-      SVN_ERR(parse_value(dirent, val, val_len, c->where, result_pool));
-      apr_hash_set(by_name, dirent->name, key_len, dirent);
+      SVN_ERR(next_entry(&dirent, &deleted, &klen, c, FALSE, result_pool));
+      if (dirent == NULL)
+        break;
+      if (sorted && list->nelts > 0
+          && strcmp(APR_ARRAY_IDX(list, list->nelts - 1,
+                                  svn_fs_dirent_t *)->name,
+                    dirent->name) >= 0)
+        sorted = FALSE;
+      APR_ARRAY_PUSH(list, svn_fs_dirent_t *) = dirent;
     }
+  if (sorted)
+    return SVN_NO_ERROR;
+
+  qsort(list->elts, list->nelts, list->elt_size, svn_fs_fs__dirent_compare);
+  for (i = 1; i < list->nelts; i++)
+    if (svn_fs_fs__dirent_compare(&APR_ARRAY_IDX(list, i - 1, void *),
+                                  &APR_ARRAY_IDX(list, i, void *)) == 0)
+      return svn_fs_fs__corrupt("DIRENT-4", c->where,
+                                "Duplicate entry in directory listing");
+  return SVN_NO_ERROR;
+}
+
+/* A transaction's children file: the listing, then changes (DIRENT-5). */
+static svn_error_t *
+parse_incremental(apr_array_header_t *list, cursor_t *c,
+                  apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  apr_hash_t *by_name = apr_hash_make(scratch_pool);
+  apr_hash_index_t *hi;
+  int i;
+
+  SVN_ERR(parse_plain(list, c, result_pool));
+  for (i = 0; i < list->nelts; i++)
+    {
+      svn_fs_dirent_t *d = APR_ARRAY_IDX(list, i, svn_fs_dirent_t *);
+      svn_hash_sets(by_name, d->name, d);
+    }
+  for (;;)
+    {
+      svn_fs_dirent_t *dirent;
+      const char *deleted;
+      apr_size_t klen;
+
+      SVN_ERR(next_entry(&dirent, &deleted, &klen, c, TRUE, result_pool));
+      if (dirent)
+        apr_hash_set(by_name, dirent->name, klen, dirent);
+      else if (deleted)
+        apr_hash_set(by_name, deleted, klen, NULL);
+      else
+        break;
+    }
+
+  apr_array_clear(list);
+  for (hi = apr_hash_first(scratch_pool, by_name); hi; hi = apr_hash_next(hi))
+    APR_ARRAY_PUSH(list, svn_fs_dirent_t *) = apr_hash_this_val(hi);
+  qsort(list->elts, list->nelts, list->elt_size, svn_fs_fs__dirent_compare);
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -154,26 +227,23 @@ svn_fs_fs__dirents_parse(apr_array_header_t **entries, const char *data,
                          const char *where, apr_pool_t *result_pool,
                          apr_pool_t *scratch_pool)
 {
-  apr_hash_t *by_name = apr_hash_make(scratch_pool);
+  apr_array_header_t *list = apr_array_make(result_pool, 16,
+                                            sizeof(svn_fs_dirent_t *));
   cursor_t c;
-  apr_array_header_t *list;
-  apr_hash_index_t *hi;
 
   c.p = data;
   c.end = data + len;
   c.where = where;
-  SVN_ERR(read_records(by_name, &c, FALSE, result_pool));
   if (incremental)
-    SVN_ERR(read_records(by_name, &c, TRUE, result_pool));
-  else if (c.p != c.end)
-    return svn_fs_fs__corrupt("DIRENT-2", where,
-                              "Data after the END of a directory listing");
-
-  list = apr_array_make(result_pool, apr_hash_count(by_name),
-                        sizeof(svn_fs_dirent_t *));
-  for (hi = apr_hash_first(scratch_pool, by_name); hi; hi = apr_hash_next(hi))
-    APR_ARRAY_PUSH(list, svn_fs_dirent_t *) = apr_hash_this_val(hi);
-  qsort(list->elts, list->nelts, list->elt_size, svn_fs_fs__dirent_compare);
+    SVN_ERR(parse_incremental(list, &c, result_pool, scratch_pool));
+  else
+    {
+      SVN_ERR(parse_plain(list, &c, result_pool));
+      if (c.p != c.end)
+        return svn_fs_fs__corrupt("DIRENT-2", where,
+                                  "Data after the END of a directory "
+                                  "listing");
+    }
   *entries = list;
   return SVN_NO_ERROR;
 }

@@ -121,6 +121,30 @@ test_incremental(void **state)
                      SVN_ERR_FS_CORRUPT, "DIRENT-2", "tail");
 }
 
+/* Listings not written in name order still come out sorted (DIRENT-6). */
+static void
+test_unsorted_listing(void **state)
+{
+  static const char text[] = "K 1\nz\nV 14\ndir 0-1.0.r3/8\n"
+                             "K 2\nab\nV 15\nfile 1-1.0.r3/9\n"
+                             "K 1\na\nV 15\nfile 2-1.0.r3/7\nEND\n";
+  apr_array_header_t *entries;
+
+  assert_null(svn_fs_fs__dirents_parse(&entries, text, sizeof(text) - 1,
+                                       FALSE, NULL, pool, pool));
+  assert_int_equal(entries->nelts, 3);
+  assert_string_equal(APR_ARRAY_IDX(entries, 0, svn_fs_dirent_t *)->name,
+                      "a");
+  assert_string_equal(APR_ARRAY_IDX(entries, 1, svn_fs_dirent_t *)->name,
+                      "ab");
+  assert_string_equal(APR_ARRAY_IDX(entries, 2, svn_fs_dirent_t *)->name,
+                      "z");
+  assert_int_equal(APR_ARRAY_IDX(entries, 2, svn_fs_dirent_t *)->kind,
+                   svn_node_dir);
+  assert_int_equal(svn_fs_fs__dirent_find(entries, "ab"), 1);
+  assert_int_equal(svn_fs_fs__dirent_find(entries, "b"), -1);
+}
+
 int
 main(void)
 {
@@ -128,6 +152,7 @@ main(void)
     cmocka_unit_test(test_good_vectors),
     cmocka_unit_test(test_bad_vectors),
     cmocka_unit_test(test_incremental),
+    cmocka_unit_test(test_unsorted_listing),
   };
   int rc;
 
