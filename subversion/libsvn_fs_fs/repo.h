@@ -49,6 +49,15 @@ svn_fs_fs__upgrade(svn_fs_t *fs, const char *path,
                    svn_fs_upgrade_notify_t notify_func, void *notify_baton,
                    apr_pool_t *scratch_pool);
 
+/* 'svnadmin recover' for FS opened with svn_fs_fs__open_repo_for_recovery
+   (CURRENT-2): under all locks, find the youngest revision present on
+   disk, check that its root can be read, and rewrite db/current to name
+   it.  A db/current naming a newer revision than exists is an error, as
+   with stock.  CANCEL_FUNC may be NULL. */
+svn_error_t *
+svn_fs_fs__recover(svn_fs_t *fs, svn_cancel_func_t cancel_func,
+                   void *cancel_baton, apr_pool_t *scratch_pool);
+
 /* Fill the svn_fs_fsfs_info_t of FS. */
 svn_error_t *
 svn_fs_fs__info_fsap(const void **fsap_info, svn_fs_t *fs,
