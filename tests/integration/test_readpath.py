@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Integration tests, issue 3 (read path): everything a reader of an
+existing repository sees must equal what the stock module shows, and
+`svnadmin verify` must catch damage cleanly.
+
+Tests are named test_issue3_<command>_<dataset>_<variant> (or
+test_issue3_verify_damaged_<what>); until the read path is complete many
+of them fail, and the SUMMARY line at the end of the log shows progress.
+Expensive commands run on a sample of repositories or revisions.
+"""
+
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fsfs7test as T  # noqa: E402
+
+MAVEN, LOOKED = T.find_maven_small()
+DATASETS = ["gen"] + (["maven"] if MAVEN else [])
+DS = {}
+S = None
+REPOS = {}
+ALL = list(T.VARIANTS)
+SOME = ["f6", "f7p", "f8p"]      # for the expensive checks
+COMPAT = {"f6": "1.8", "f7": "1.9", "f8": None}
+
+
+def setup():
+    global S
+    DS["gen"] = T.reference_repos(T.Dataset("gen", T.gen_dump()))
+    if MAVEN:
+        DS["maven"] = T.reference_repos(T.Dataset("maven", MAVEN))
+    S = T.Scratch("readpath")
+    for name, ds in DS.items():
+        for v, path in ds.repos.items():
+            REPOS[name, v] = S.copy_repo(path, "%s-%s" % (name, v))
+
+
+def sample_revs(youngest, n=10):
+    revs = {youngest, 0, 1}
+    revs |= {youngest * i // n for i in range(1, n)}
+    return sorted(revs)
+
+
+def compare(tc, cmds, what, limit=20):
+    """Run every command of CMDS with stock and with ours; outputs, exit
+    codes and error codes must match.  Stops after LIMIT mismatches."""
+    bad = []
+
+    def one(cmd):
+        a, b = T.stock(*cmd), T.ours(*cmd)
+        if a.returncode < 0:
+            raise T.SetupError("stock crashed: %s: %s" % (" ".join(cmd), T.describe(a)))
+        if (a.returncode, a.stdout, T.errcodes(a)) != (b.returncode, b.stdout, T.errcodes(b)):
+            return "%s\n  ours: %s\n  %s" % (" ".join(cmd), T.describe(b),
+                                            T.first_diff(a.stdout, b.stdout))
+        return None
+
+    for i in range(0, len(cmds), 64):
+        bad += [r for r in T.parallel(one, cmds[i:i + 64]) if r]
+        if len(bad) >= limit:
+            break
+    tc.assertFalse(bad, "%s: %d of %d commands differ from stock; first ones:\n%s"
+                   % (what, len(bad), len(cmds), "\n".join(bad[:4])))
+
+
+def paths_at(ds, v, rev, kind=None):
+    """Paths (relative, no trailing slash) at REV, listed by stock."""
+    p = T.stock_ok("svn", "list", "-R", "-r", str(rev), T.url(REPOS[ds, v]))
+    out = []
+    for line in p.stdout.decode().splitlines():
+        isdir = line.endswith("/")
+        if kind == "file" and isdir or kind == "dir" and not isdir:
+            continue
+        out.append(line.rstrip("/"))
+    return out
+
+
+def spread(items, n):
+    if len(items) <= n:
+        return list(items)
+    return [items[i * len(items) // n] for i in range(n)]
+
+
+# ---- dumps ------------------------------------------------------------------
+
+def dump_to(path, repo, args, ours):
+    with open(path, "wb") as f:
+        return T.run(["svnadmin", "dump", "-q"] + args + [repo], ours=ours, stdout=f)
+
+
+def files_equal(tc, a, b, what):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        da, db = fa.read(), fb.read()
+    if da != db:
+        tc.fail("%s differs from stock: %s" % (what, T.first_diff(da, db)))
+
+
+def check_dump_full(tc, ds, v):
+    repo = REPOS[ds, v]
+    a, b = S.path("dump-%s-%s.stock" % (ds, v)), S.path("dump-%s-%s.ours" % (ds, v))
+    p = dump_to(a, repo, [], False)
+    if p.returncode:
+        raise T.SetupError("stock dump: " + T.describe(p))
+    q = dump_to(b, repo, [], True)
+    tc.assertEqual(q.returncode, 0, "fsfs7 svnadmin dump: " + T.describe(q))
+    files_equal(tc, a, b, "full dump")
+    os.unlink(b)
+
+
+def check_dump_incremental(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    for lo, hi in ((1, min(10, y)), (y // 2, min(y, y // 2 + 25)), (max(1, y - 5), y)):
+        rng = "%d:%d" % (lo, hi)
+        a, b = S.path("inc-%s-%s.stock" % (ds, v)), S.path("inc-%s-%s.ours" % (ds, v))
+        p = dump_to(a, repo, ["-r", rng, "--incremental"], False)
+        if p.returncode:
+            raise T.SetupError("stock dump -r %s: %s" % (rng, T.describe(p)))
+        q = dump_to(b, repo, ["-r", rng, "--incremental"], True)
+        tc.assertEqual(q.returncode, 0, "fsfs7 dump -r %s --incremental: %s"
+                       % (rng, T.describe(q)))
+        files_equal(tc, a, b, "dump -r %s --incremental" % rng)
+
+
+def check_dump_deltas(tc, ds, v):
+    """A --deltas dump by ours, loaded by stock, must give the same repo."""
+    repo = REPOS[ds, v]
+    d = S.path("deltas-%s-%s.dump" % (ds, v))
+    q = dump_to(d, repo, ["--deltas"], True)
+    tc.assertEqual(q.returncode, 0, "fsfs7 svnadmin dump --deltas: " + T.describe(q))
+    new = S.path("deltas-%s-%s.repo" % (ds, v))
+    compat = COMPAT[v[:2]]
+    T.stock_ok("svnadmin", "create", *(["--compatible-version", compat] if compat else []), new)
+    with open(d, "rb") as f:
+        p = T.run(["svnadmin", "load", "-q", new], stdout=subprocess.DEVNULL, input=f.read())
+    os.unlink(d)
+    tc.assertEqual(p.returncode, 0, "stock load of fsfs7's --deltas dump: " + T.describe(p))
+    a, b = S.path("deltas-ref.stock"), S.path("deltas-new.stock")
+    for path, r in ((a, repo), (b, new)):
+        p = dump_to(path, r, [], False)
+        if p.returncode:
+            raise T.SetupError("stock dump: " + T.describe(p))
+    files_equal(tc, a, b, "stock dump of the repo loaded from fsfs7's --deltas dump")
+
+
+# ---- client and svnlook views ------------------------------------------------
+
+def subpaths_with_copies(ds, v):
+    y = DS[ds].youngest
+    dirs = paths_at(ds, v, y, "dir")
+    out = [p for p in dirs if p.startswith("branches/") and p.count("/") == 1][:2]
+    out += [p for p in dirs if p.count("/") == 1 and p.startswith("trunk/")][:2]
+    return out or dirs[:2]
+
+
+def check_log(tc, ds, v):
+    repo = REPOS[ds, v]
+    cmds = [["svn", "log", "-v", T.url(repo)],
+            ["svn", "log", "-q", "-r", "0:HEAD", T.url(repo)]]
+    for sp in subpaths_with_copies(ds, v):
+        cmds.append(["svn", "log", "-v", T.url(repo, sp)])
+    if ds == "gen":
+        cmds.append(["svn", "log", "-g", "-v", "-l", "40", T.url(repo, "trunk")])
+    compare(tc, cmds, "svn log")
+
+
+def check_list(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    compare(tc, [["svn", "list", "-R", "-v", "-r", str(r), T.url(repo)]
+                 for r in (y, y // 2, y // 4)], "svn list -R -v")
+
+
+def check_export(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    for rev in (y, y // 2):
+        a = S.path("exp-%s-%s-%d.stock" % (ds, v, rev))
+        b = S.path("exp-%s-%s-%d.ours" % (ds, v, rev))
+        T.stock_ok("svn", "export", "-q", "-r", str(rev), T.url(repo), a)
+        q = T.ours("svn", "export", "-q", "-r", str(rev), T.url(repo), b)
+        tc.assertEqual(q.returncode, 0, "fsfs7 svn export -r %d: %s" % (rev, T.describe(q)))
+        diff = T.trees_equal(a, b) or T.trees_equal(b, a)
+        tc.assertIsNone(diff, "svn export -r %d: %s" % (rev, diff))
+        subprocess.run(["rm", "-rf", a, b])
+
+
+TEXT_EXT = (".c", ".h", ".java", ".py", ".txt", ".xml", ".md", ".properties", ".apt")
+
+
+def check_blame(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    files = [f for f in paths_at(ds, v, y, "file") if f.endswith(TEXT_EXT)
+             and f.startswith("trunk/")]
+    cmds = [["svn", "blame", "-v", T.url(repo, f)] for f in spread(files, 4)]
+    compare(tc, cmds, "svn blame")
+
+
+def check_svnlook_tree(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    compare(tc, [["svnlook", "tree", "--show-ids", "-r", str(r), repo]
+                 for r in sample_revs(y, 8)], "svnlook tree --show-ids")
+
+
+def check_svnlook_changed(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    step = 1 if v in ("f7", "f7p") else 7      # every revision on f7/f7p
+    cmds = [["svnlook", "changed", "--copy-info", "-r", str(r), repo]
+            for r in range(0, y + 1, step)]
+    cmds += [["svnlook", "dirs-changed", "-r", str(r), repo] for r in sample_revs(y, 20)]
+    compare(tc, cmds, "svnlook changed")
+
+
+def check_svnlook_history(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    files = paths_at(ds, v, y, "file")
+    paths = ["/", "trunk"] + spread(files, 3) + subpaths_with_copies(ds, v)
+    compare(tc, [["svnlook", "history", "--show-ids", repo, p] for p in paths],
+            "svnlook history --show-ids")
+
+
+def check_svnlook_props(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    head = ["", "trunk"] + spread(paths_at(ds, v, y), 25)
+    cmds = []
+    for r in sample_revs(y, 4):
+        for p in head:
+            cmds.append(["svnlook", "proplist", "-r", str(r), repo, p or "/"])
+    # Values through propget (proplist -v prints in hash order).
+    names = {}
+    for cmd in cmds:
+        out = T.stock(*cmd)
+        if out.returncode == 0:
+            for n in out.stdout.decode().split():
+                names.setdefault(n, []).append(cmd[3:])
+    vals = [["svnlook", "propget", "-r", c[0], c[1], n, c[2]]
+            for n in sorted(names) for c in names[n][:15]]
+    vals += [["svnlook", "propget", "-r", str(r), repo, "svn:mergeinfo", "trunk"]
+             for r in sample_revs(y, 5)]
+    bad = []
+
+    def one(cmd):
+        a, b = T.stock(*cmd), T.ours(*cmd)
+        if (a.returncode, sorted(a.stdout.split()), T.errcodes(a)) != \
+           (b.returncode, sorted(b.stdout.split()), T.errcodes(b)):
+            return "%s: ours %s" % (" ".join(cmd), T.describe(b))
+        return None
+    bad = [r for r in T.parallel(one, cmds) if r]
+    tc.assertFalse(bad, "svnlook proplist: %d of %d differ; first:\n%s"
+                   % (len(bad), len(cmds), "\n".join(bad[:4])))
+    compare(tc, vals, "svnlook propget")
+
+
+def check_verify_good(tc, ds, v):
+    p = T.ours("svnadmin", "verify", "-q", REPOS[ds, v])
+    tc.assertEqual(p.returncode, 0, "fsfs7 svnadmin verify of a good repo: " + T.describe(p))
+
+
+class Dumps(unittest.TestCase):
+    pass
+
+
+class Views(unittest.TestCase):
+    pass
+
+
+class Verify(unittest.TestCase):
+    pass
+
+
+def _add(cls, name, fn, *args):
+    setattr(cls, name, lambda self: fn(self, *args))
+
+
+for _ds in DATASETS:
+    for _v in ALL:
+        _add(Dumps, "test_issue3_dump_full_%s_%s" % (_ds, _v), check_dump_full, _ds, _v)
+        _add(Dumps, "test_issue3_dump_incremental_%s_%s" % (_ds, _v),
+             check_dump_incremental, _ds, _v)
+        _add(Views, "test_issue3_svn_log_%s_%s" % (_ds, _v), check_log, _ds, _v)
+        _add(Views, "test_issue3_svn_list_%s_%s" % (_ds, _v), check_list, _ds, _v)
+        _add(Views, "test_issue3_svnlook_tree_%s_%s" % (_ds, _v), check_svnlook_tree, _ds, _v)
+        _add(Views, "test_issue3_svnlook_changed_%s_%s" % (_ds, _v),
+             check_svnlook_changed, _ds, _v)
+        _add(Views, "test_issue3_svnlook_history_%s_%s" % (_ds, _v),
+             check_svnlook_history, _ds, _v)
+        _add(Verify, "test_issue3_verify_good_%s_%s" % (_ds, _v), check_verify_good, _ds, _v)
+    for _v in SOME:
+        _add(Views, "test_issue3_svn_export_%s_%s" % (_ds, _v), check_export, _ds, _v)
+        _add(Views, "test_issue3_svn_blame_%s_%s" % (_ds, _v), check_blame, _ds, _v)
+        _add(Views, "test_issue3_svnlook_props_%s_%s" % (_ds, _v), check_svnlook_props, _ds, _v)
+    for _v in (["f6", "f7p"] if _ds == "gen" else ["f7p"]):
+        _add(Dumps, "test_issue3_dump_deltas_%s_%s" % (_ds, _v), check_dump_deltas, _ds, _v)
+if not MAVEN:
+    def test_issue3_maven_dataset(self):
+        self.skipTest("maven-small.svndump.gz not found (looked in $FSFS7_DATA, %s)"
+                      % ", ".join(LOOKED))
+    Views.test_issue3_maven_dataset = test_issue3_maven_dataset
+
+
+# ---- damaged repositories ------------------------------------------------------
+
+def footer(data):
+    """(l2p_offset, p2l_offset, footer_start) of a logical-addressing rev file."""
+    n = data[-1]
+    fields = data[-1 - n:-1].split(b" ")
+    return int(fields[0]), int(fields[2]), len(data) - 1 - n
+
+
+def pick_rev_file(repo):
+    """The unpacked revision file (path, data) with the most DELTA reps."""
+    best = None
+    d = os.path.join(repo, "db", "revs", "0")
+    for name in sorted(os.listdir(d), key=int)[1:120]:
+        with open(os.path.join(d, name), "rb") as f:
+            data = f.read()
+        score = data.count(b"DELTA ")
+        if best is None or score > best[0]:
+            best = (score, os.path.join(d, name), data)
+    return best[1], best[2]
+
+
+def flip(data, at):
+    b = bytearray(data)
+    c = b[at]
+    b[at] = (c - 48 + 1) % 10 + 48 if 48 <= c <= 57 else c ^ 0x20 if c > 64 else c ^ 0x01
+    return bytes(b)
+
+
+def damage(kind, data):
+    l2p, p2l, foot = footer(data)
+    if kind == "noderev":
+        at = data.index(b"type: file\n")
+        return flip(data, at + 7)
+    if kind == "l2p_page":
+        return flip(data, p2l - 1)
+    if kind == "p2l_page":
+        return flip(data, foot - 1)
+    if kind == "delta_window":
+        # Middle of the biggest DELTA representation's svndiff data.
+        best, pos = (0, 0), 0
+        while True:
+            s = data.find(b"DELTA", pos)
+            if s < 0 or s >= l2p:
+                break
+            e = data.find(b"ENDREP\n", s)
+            body = data.index(b"\n", s) + 1
+            if e - body > best[1] - best[0]:
+                best = (body, e)
+            pos = e + 1
+        return flip(data, best[0] + (best[1] - best[0]) // 2)
+    if kind == "footer":
+        return flip(data, foot + 1)
+    raise ValueError(kind)
+
+
+def check_damaged(tc, kind, packed=False):
+    v = "f7p" if packed else "f7"
+    repo = S.copy_repo(REPOS["gen", v], "damaged-%s" % kind)
+    if packed:
+        path = os.path.join(repo, "db", "revs", "1.pack", "pack")
+        with open(path, "rb") as f:
+            data = f.read()
+        at = data.index(b"type: file\n", len(data) // 2)
+        new = flip(data, at + 7)
+    else:
+        path, data = pick_rev_file(repo)
+        new = damage(kind, data)
+    if new == data:
+        raise T.SetupError("damage %s changed nothing" % kind)
+    os.chmod(path, 0o644)
+    with open(path, "wb") as f:
+        f.write(new)
+    st = T.stock("svnadmin", "verify", "-q", repo)
+    if st.returncode == 0:
+        raise T.SetupError("stock verify does not notice the %s damage in %s" % (kind, path))
+    p = T.ours("svnadmin", "verify", "-q", repo)
+    msg = p.stderr.decode(errors="replace").strip()
+    print("\n    %s damage: stock says: %s\n    fsfs7 says: %s"
+          % (kind, st.stderr.decode(errors="replace").strip().splitlines()[-1][:200],
+             msg[:400]), flush=True)
+    tc.assertNotEqual(p.returncode, 0, "fsfs7 verify passes a repo with %s damage" % kind)
+    tc.assertGreater(p.returncode, 0, "fsfs7 verify crashed: " + T.describe(p))
+    tc.assertTrue(T.errcodes(p), "no Subversion error code in: " + msg)
+    tc.assertNotIn(b"E200007", p.stderr, "fsfs7 reports 'not implemented', not the damage")
+    # Other readers must fail cleanly too, never crash.
+    for cmd in (["svnadmin", "dump", "-q", repo], ["svnlook", "tree", repo],
+                ["svn", "log", "-v", T.url(repo)]):
+        q = T.ours(*cmd, stdout=subprocess.DEVNULL)
+        tc.assertGreaterEqual(q.returncode, 0, "fsfs7 %s crashed on %s damage: %s"
+                              % (" ".join(cmd[:2]), kind, T.describe(q)))
+
+
+for _k in ("noderev", "l2p_page", "p2l_page", "delta_window", "footer"):
+    _add(Verify, "test_issue3_verify_damaged_%s" % _k, check_damaged, _k)
+_add(Verify, "test_issue3_verify_damaged_noderev_in_pack", check_damaged, "pack", True)
+
+
+if __name__ == "__main__":
+    try:
+        T.main("issue3-readpath", setup, sys.modules[__name__])
+    finally:
+        if S:
+            S.cleanup()
