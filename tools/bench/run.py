@@ -320,64 +320,97 @@ class Runner:
             files = [self.dumpfile]
         return files
 
-    def run_cell(self, cell, server, env):
-        """All repetitions of one cell; stops the cell at the first
-        failure (the rest would fail the same way)."""
-        reps = self.args.reps
-        if cell.temp == "hot":
-            warm = self.one(cell, server, env)
-            if warm[0] != "ok":
-                self.record(cell, 0, warm)
-                return
-        for rep in range(1, reps + 1):
-            if cell.temp == "cold":
-                pagecache.evict(self.cold_files(cell))
-                if server:
-                    server.restart()
-            result = self.one(cell, server, env)
-            self.record(cell, rep, result)
-            if result[0] != "ok":
-                log("FAILED %s: %s" % ("/".join(cell), result[4]))
-                return
-        walls = sorted(float(r["wall_s"]) for r in self.runs[-reps:])
-        log("%-52s %.3f s" % ("/".join(cell), walls[len(walls) // 2]))
-
     def make_server(self, module, access, cache, env):
         if access not in ("svn", "http"):
             return None
         cls = Svnserve if access == "svn" else Apache
-        workdir = os.path.join(self.work, "server-%s" % access)
+        workdir = os.path.join(self.work, "server-%s-%s" % (access, module))
         server = cls(os.path.join(self.work, "repos"), workdir, env, cache)
         server.start()
-        mapped = check_server_module(server, module, self.args.moddir)
+        try:
+            mapped = check_server_module(server, module, self.args.moddir)
+        except RuntimeError:
+            server.stop()
+            raise
         log("%s server (%s, %s cache) maps %s" % (access, module, cache,
                                                   ", ".join(mapped)))
         return server
 
-    def run_group(self, module, access, cache, cells):
-        env = module_env(module, self.args.moddir)
+    def run_pair(self, cells, servers, envs):
+        """All repetitions of one (op, temp) for every module in CELLS
+        ({module: cell}), alternating the modules run by run (and their
+        order from one repetition to the next) so that a change in the
+        machine's load hits all of them alike.  A module's first failure
+        ends its series: the rest would fail the same way."""
+        active = list(cells)
+        if next(iter(cells.values())).temp == "hot":
+            for module in list(active):
+                warm = self.one(cells[module], servers.get(module),
+                                envs[module])
+                if warm[0] != "ok":
+                    self.record(cells[module], 0, warm)
+                    active.remove(module)
+        for rep in range(1, self.args.reps + 1):
+            order = active if rep % 2 else active[::-1]
+            for module in list(order):
+                cell, server = cells[module], servers.get(module)
+                if cell.temp == "cold":
+                    pagecache.evict(self.cold_files(cell))
+                    if server:
+                        server.restart()
+                result = self.one(cell, server, envs[module])
+                self.record(cell, rep, result)
+                if result[0] != "ok":
+                    log("FAILED %s: %s" % ("/".join(cell), result[4]))
+                    active.remove(module)
+        for module in active:
+            walls = sorted(float(r["wall_s"]) for r in self.runs
+                           if r["status"] == "ok" and
+                           tuple(r[k] for k in report.KEY) == cells[module])
+            if walls:
+                log("%-52s %.3f s" % ("/".join(cells[module]),
+                                      walls[len(walls) // 2]))
+
+    def run_group(self, access, cache, cells):
+        """CELLS share repository, access and cache; one server per module
+        (on its own port) serves them all."""
+        modules = []
+        for cell in cells:
+            if cell.module not in modules:
+                modules.append(cell.module)
+        envs = {m: module_env(m, self.args.moddir) for m in modules}
+        servers, broken = {}, {}
         try:
-            server = self.make_server(module, access, cache, env)
-        except (RuntimeError, OSError) as err:
-            log("no %s server for %s/%s: %s" % (access, module, cache, err))
+            for module in modules:
+                try:
+                    servers[module] = self.make_server(module, access, cache,
+                                                       envs[module])
+                except (RuntimeError, OSError) as err:
+                    log("no %s server for %s/%s: %s" % (access, module,
+                                                        cache, err))
+                    broken[module] = "server: %s" % err
+            pairs = {}
             for cell in cells:
-                self.record(cell, 1, ("fail", 0.0, 0.0, 0.0,
-                                      "server: %s" % err))
-            return
-        try:
-            for cell in cells:
-                self.run_cell(cell, server, env)
+                if cell.module in broken:
+                    self.record(cell, 1, ("fail", 0.0, 0.0, 0.0,
+                                          broken[cell.module]))
+                else:
+                    pairs.setdefault((cell.op, cell.temp), {})[
+                        cell.module] = cell
+            for pair in pairs.values():
+                self.run_pair(pair, servers, envs)
         finally:
-            if server:
-                server.stop()
+            for server in servers.values():
+                if server:
+                    server.stop()
 
     def run(self, cells):
         groups = {}
         for cell in cells:
-            groups.setdefault((cell.module, cell.repo, cell.access,
-                               cell.cache), []).append(cell)
-        for (module, _repo, access, cache), group in groups.items():
-            self.run_group(module, access, cache, group)
+            groups.setdefault((cell.repo, cell.access, cell.cache),
+                              []).append(cell)
+        for (_repo, access, cache), group in groups.items():
+            self.run_group(access, cache, group)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
