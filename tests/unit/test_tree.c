@@ -36,6 +36,9 @@ typedef struct fixture_t
   apr_pool_t *pool;
   const char *dir;
   svn_fs_t *fs;
+  /* A second load of the same dump (own uuid, so no shared cache
+     entries) whose r2 has a predecessor count changed on disk. */
+  svn_fs_t *damaged_fs;
   /* Set while a lower layer still answers SVN_ERR_UNSUPPORTED_FEATURE:
      the tests are skipped and the program exits 77. */
   svn_boolean_t unavailable;
@@ -142,8 +145,12 @@ setup(void **state)
   if (svn_io_file_create_bytes(dump_path, dump->data, dump->len, f->pool))
     return -1;
   cmd = apr_psprintf(f->pool, "env -u LD_LIBRARY_PATH sh -c 'svnadmin "
-                     "create %s/repo && svnadmin load -q %s/repo < %s'",
-                     f->dir, f->dir, dump_path);
+                     "create %s/repo && svnadmin load -q %s/repo < %s "
+                     "&& svnadmin create %s/bad && svnadmin load -q %s/bad "
+                     "< %s && chmod u+w %s/bad/db/revs/0/2 && sed -i "
+                     "\"0,/^count: 1$/s//count: 7/\" %s/bad/db/revs/0/2'",
+                     f->dir, f->dir, dump_path, f->dir, f->dir, dump_path,
+                     f->dir, f->dir);
   if (system(cmd) != 0)
     return -1;
 
@@ -167,6 +174,12 @@ setup(void **state)
       svn_error_clear(err);
       return -1;
     }
+  f->damaged_fs = apr_pcalloc(f->pool, sizeof(*f->damaged_fs));
+  f->damaged_fs->pool = f->pool;
+  f->damaged_fs->config = apr_hash_make(f->pool);
+  f->damaged_fs->path = (char *)svn_dirent_join(f->dir, "bad/db", f->pool);
+  if (svn_fs_fs__open_repo(f->damaged_fs, f->damaged_fs->path, f->pool))
+    return -1;
   *state = f;
   return 0;
 }
@@ -419,6 +432,19 @@ test_changes_and_verify(void **state)
     OK(svn_fs_fs__verify_root(root_at(rev), fixture.pool));
 }
 
+static void
+test_verify_damage(void **state)
+{
+  svn_fs_root_t *root;
+
+  (void)root_at(0);   /* skips while the lower layers are missing */
+  OK(svn_fs_fs__revision_root(&root, fixture.damaged_fs, 1, fixture.pool));
+  OK(svn_fs_fs__verify_root(root, fixture.pool));
+  OK(svn_fs_fs__revision_root(&root, fixture.damaged_fs, 2, fixture.pool));
+  FAILS_WITH(SVN_ERR_FS_CORRUPT,
+             svn_fs_fs__verify_root(root, fixture.pool));
+}
+
 int
 main(void)
 {
@@ -430,6 +456,7 @@ main(void)
     cmocka_unit_test(test_history),
     cmocka_unit_test(test_mergeinfo),
     cmocka_unit_test(test_changes_and_verify),
+    cmocka_unit_test(test_verify_damage),
   };
   int failures;
 
