@@ -814,6 +814,9 @@ svn_fs_fs__item_offset(apr_off_t *absolute_position, svn_fs_t *fs,
 {
   apr_off_t start, end;
 
+  /* Closed handles (or handles of a destroyed fs) are caller bugs. */
+  SVN_ERR_ASSERT(rev_file->file != NULL);
+
   if (logical(fs))
     return svn_error_trace(l2p_lookup(absolute_position, fs, rev_file,
                                       revision, item_index, scratch_pool));
@@ -833,6 +836,7 @@ svn_fs_fs__rev_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
                       svn_fs_fs__revfile_t *rev_file, svn_revnum_t revision,
                       apr_pool_t *scratch_pool)
 {
+  SVN_ERR_ASSERT(rev_file->file != NULL);
   if (logical(fs))
     {
       /* Revisions of a logical pack file are interleaved; all we can say
@@ -854,6 +858,9 @@ svn_fs_fs__rev_trailer(apr_off_t *root_offset, apr_off_t *changes_offset,
   char tail[SVN_FS_FS__TRAILER_MAX_LEN];
   apr_off_t start, end;
   apr_size_t len;
+
+  /* Closed handles (or handles of a destroyed fs) are caller bugs. */
+  SVN_ERR_ASSERT(rev_file->file != NULL);
 
   SVN_ERR(physical_bounds(&start, &end, fs, rev_file, revision,
                           scratch_pool));
@@ -910,6 +917,9 @@ svn_fs_fs__p2l_index_lookup(apr_array_header_t **entries, svn_fs_t *fs,
   apr_off_t block_end;
   apr_uint64_t page_no;
 
+  /* Closed handles (or handles of a destroyed fs) are caller bugs. */
+  SVN_ERR_ASSERT(rev_file->file != NULL);
+
   SVN_ERR(get_p2l_header(&header, fs, rev_file, scratch_pool));
   if (block_start < 0)
     block_start = 0;
@@ -941,6 +951,9 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
   const p2l_span_t *page;
   apr_uint64_t page_no;
   apr_int64_t k;
+
+  /* Closed handles (or handles of a destroyed fs) are caller bugs. */
+  SVN_ERR_ASSERT(rev_file->file != NULL);
 
   *entry = NULL;
   SVN_ERR(get_p2l_header(&header, fs, rev_file, scratch_pool));
@@ -991,6 +1004,9 @@ svn_fs_fs__p2l_get_max_offset(apr_off_t *offset, svn_fs_t *fs,
                               apr_pool_t *scratch_pool)
 {
   const svn_fs_fs__p2l_header_t *header;
+
+  /* Closed handles (or handles of a destroyed fs) are caller bugs. */
+  SVN_ERR_ASSERT(rev_file->file != NULL);
 
   SVN_ERR(get_p2l_header(&header, fs, rev_file, scratch_pool));
   *offset = header->file_size;

@@ -366,7 +366,21 @@ test_handle_lifetimes(void **state)
   for (k = 0; k < 30; k += 2)
     CHECK(svn_fs_fs__revfile_close(files[k]));
   svn_pool_destroy(fs_pool);     /* the fs goes first ...  */
-  svn_pool_destroy(outer);       /* ... then the handles   */
+  /* ... detached handles refuse to work instead of crashing (caller
+     bugs are malfunctions; make them errors here) ... */
+  {
+    svn_error_malfunction_handler_t old
+      = svn_error_set_malfunction_handler(svn_error_raise_on_malfunction);
+    svn_error_t *err = svn_fs_fs__item_offset(&offset, fs, files[1], 1, 2,
+                                              outer);
+    assert_non_null(err);
+    svn_error_clear(err);
+    err = svn_fs_fs__rev_bounds(&offset, &offset, fs, files[1], 1, outer);
+    assert_non_null(err);
+    svn_error_clear(err);
+    svn_error_set_malfunction_handler(old);
+  }
+  svn_pool_destroy(outer);       /* ... then the handles go */
 }
 
 /* Copy the f8small vector repository to a scratch dir, damage byte AT of
