@@ -1,7 +1,8 @@
 /* id.h --- node-revision IDs (codec layer; doc/format/ids.md).
  *
- * Parsing and printing of IDs in stock's textual form ("<node>.<copy>.r<rev>/<item>"
- * for committed node-revs, "<node>.<copy>.t<txn>" inside transactions),
+ * Parsing and printing of IDs in stock's textual form
+ * ("<node>.<copy>.r<rev>/<item>" for committed node-revs,
+ * "<node>.<copy>.t<txn>" inside transactions),
  * comparison, and the id vtable the loader calls.  Owner: the nodes layer.
  */
 #ifndef FSFS7_ID_H

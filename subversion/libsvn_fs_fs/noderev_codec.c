@@ -372,11 +372,14 @@ finish_record(svn_fs_fs__noderev_t *nr, const pending_t *pend,
   const char *txn_name = NULL;
 
   if (nr->id == NULL)
-    return svn_fs_fs__corrupt("NODEREV-2", where, "Missing id field in node-rev");
+    return svn_fs_fs__corrupt("NODEREV-2", where,
+                              "Node-rev record has no id field");
   if (nr->kind == svn_node_none)
-    return svn_fs_fs__corrupt("NODEREV-3", where, "Missing kind field in node-rev");
+    return svn_fs_fs__corrupt("NODEREV-3", where,
+                              "Node-rev record has no kind field");
   if (nr->created_path == NULL)
-    return svn_fs_fs__corrupt("NODEREV-6", where, "Missing cpath field in node-rev");
+    return svn_fs_fs__corrupt("NODEREV-6", where,
+                              "Node-rev record has no cpath field");
 
   if (svn_fs_fs__id_is_txn(nr->id))
     {
