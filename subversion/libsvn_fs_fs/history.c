@@ -107,6 +107,10 @@ copy_source_of(const char **src_path, svn_revnum_t *src_rev, svn_fs_t *fs,
   if (remainder && copy_node->copyfrom_path
       && SVN_IS_VALID_REVNUM(copy_node->copyfrom_rev))
     {
+      if (copy_node->copyfrom_rev >= copyroot_rev)
+        return svn_fs_fs__corrupt("TREE-4", copyroot_path,
+                                  "Copy in r%ld from younger r%ld",
+                                  copyroot_rev, copy_node->copyfrom_rev);
       *src_path = svn_fspath__join(copy_node->copyfrom_path, remainder,
                                    result_pool);
       *src_rev = copy_node->copyfrom_rev;
@@ -165,6 +169,11 @@ history_step(svn_fs_history_t **prev, const history_data_t *hd,
                                      scratch_pool, scratch_pool));
       commit_path = pred->created_path;
       commit_rev = svn_fs_fs__id_rev(pred->id);
+      /* Going back in time must terminate even on damaged data. */
+      if (commit_rev >= revision)
+        return svn_fs_fs__corrupt("TREE-3", path,
+                                  "Predecessor in r%ld is not older than "
+                                  "r%ld", commit_rev, revision);
     }
 
   /* A copy younger than that change moved the line to PATH. */

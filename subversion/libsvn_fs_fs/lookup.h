@@ -12,6 +12,11 @@
 
 #include "fsfs7.h"
 
+/* Recursive tree walks (verification, descendant mergeinfo) refuse to go
+   deeper than this, so that a directory listing naming one of its own
+   ancestors (damaged data) cannot recurse without end (TREE-2). */
+#define SVN_FS_FS__MAX_TREE_DEPTH 1024
+
 /* svn_fs_root_t->fsap_data of our revision roots. */
 typedef struct svn_fs_fs__root_data_t
 {

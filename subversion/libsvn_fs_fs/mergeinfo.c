@@ -114,13 +114,18 @@ has_mergeinfo_below(const svn_fs_fs__noderev_t *noderev)
    canonical DIR_PATH) to RECEIVER, in name order, depth first. */
 static svn_error_t *
 crawl_mergeinfo(svn_fs_t *fs, const svn_fs_fs__noderev_t *dir,
-                const char *dir_path, svn_fs_mergeinfo_receiver_t receiver,
-                void *baton, apr_pool_t *scratch_pool)
+                const char *dir_path, int depth,
+                svn_fs_mergeinfo_receiver_t receiver, void *baton,
+                apr_pool_t *scratch_pool)
 {
   apr_array_header_t *entries;
-  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  apr_pool_t *iterpool;
   int i;
 
+  if (depth > SVN_FS_FS__MAX_TREE_DEPTH)
+    return svn_fs_fs__corrupt("TREE-2", dir_path, "Directory nesting deeper "
+                              "than %d (cycle?)", SVN_FS_FS__MAX_TREE_DEPTH);
+  iterpool = svn_pool_create(scratch_pool);
   SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
                                  scratch_pool));
   for (i = 0; i < entries->nelts; i++)
@@ -145,8 +150,8 @@ crawl_mergeinfo(svn_fs_t *fs, const svn_fs_fs__noderev_t *dir,
             SVN_ERR(receiver(kid_path, mergeinfo, baton, iterpool));
         }
       if (has_mergeinfo_below(kid))
-        SVN_ERR(crawl_mergeinfo(fs, kid, kid_path, receiver, baton,
-                                iterpool));
+        SVN_ERR(crawl_mergeinfo(fs, kid, kid_path, depth + 1, receiver,
+                                baton, iterpool));
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
@@ -185,7 +190,7 @@ svn_fs_fs__get_mergeinfo(svn_fs_root_t *root,
 
           SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, iterpool));
           if (has_mergeinfo_below(noderev))
-            SVN_ERR(crawl_mergeinfo(root->fs, noderev, path, receiver,
+            SVN_ERR(crawl_mergeinfo(root->fs, noderev, path, 0, receiver,
                                     baton, iterpool));
         }
     }

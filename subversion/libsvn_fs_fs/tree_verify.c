@@ -52,13 +52,18 @@ verify_predecessor(svn_fs_t *fs, const svn_fs_fs__noderev_t *noderev,
    (TREE-3) and DIR's mergeinfo count against its entries' (TREE-6). */
 static svn_error_t *
 verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
-           const char *path, apr_pool_t *scratch_pool)
+           const char *path, int depth, apr_pool_t *scratch_pool)
 {
   apr_array_header_t *entries;
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   apr_int64_t count = dir->has_mergeinfo ? 1 : 0;
   int i;
 
+  /* A directory listing that names one of its own ancestors would make
+     the recursion endless; no real tree is nearly this deep. */
+  if (depth > SVN_FS_FS__MAX_TREE_DEPTH)
+    return svn_fs_fs__corrupt("TREE-2", path, "Directory nesting deeper "
+                              "than %d (cycle?)", SVN_FS_FS__MAX_TREE_DEPTH);
   SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
                                  scratch_pool));
   for (i = 0; i < entries->nelts; i++)
@@ -89,7 +94,7 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
                                   kid->mergeinfo_count);
       SVN_ERR(verify_predecessor(fs, kid, kid_path, iterpool));
       if (kid->kind == svn_node_dir)
-        SVN_ERR(verify_dir(fs, rev, kid, kid_path, iterpool));
+        SVN_ERR(verify_dir(fs, rev, kid, kid_path, depth + 1, iterpool));
     }
   svn_pool_destroy(iterpool);
   if (count != dir->mergeinfo_count)
@@ -142,7 +147,8 @@ svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
   scratch_pool = svn_pool_create(pool);
   SVN_ERR(verify_root_chain(rd->fs, rd->rev, rd->root_noderev,
                             scratch_pool));
-  SVN_ERR(verify_dir(rd->fs, rd->rev, rd->root_noderev, "/", scratch_pool));
+  SVN_ERR(verify_dir(rd->fs, rd->rev, rd->root_noderev, "/", 0,
+                     scratch_pool));
   svn_pool_destroy(scratch_pool);
   return SVN_NO_ERROR;
 }
