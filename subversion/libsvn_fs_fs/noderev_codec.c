@@ -289,6 +289,21 @@ typedef struct pending_t
 #define FIELD_IS(name) \
   (name_len == sizeof(name) - 1 && memcmp(line, name, name_len) == 0)
 
+/* An ID-valued field; malformed IDs break RULE. */
+static svn_error_t *
+parse_id_value(const svn_fs_fs__id_t **id, const char *value,
+               apr_size_t value_len, const char *rule, const char *where,
+               apr_pool_t *pool)
+{
+  *id = svn_fs_fs__id_parse(value, value_len, pool);
+  if (*id == NULL)
+    return svn_fs_fs__corrupt(rule, where, "Malformed node-rev ID '%s'",
+                              apr_pstrmemdup(pool, value,
+                                             value_len > 100 ? 100
+                                                             : value_len));
+  return SVN_NO_ERROR;
+}
+
 /* Handle one "<name>: <value>" line of a record. */
 static svn_error_t *
 parse_field(svn_fs_fs__noderev_t *nr, pending_t *pend, const char *line,
@@ -297,20 +312,12 @@ parse_field(svn_fs_fs__noderev_t *nr, pending_t *pend, const char *line,
 {
   apr_uint64_t v;
 
-  if (FIELD_IS("id") || FIELD_IS("pred"))
-    {
-      const svn_fs_fs__id_t *id = svn_fs_fs__id_parse(value, value_len, pool);
-      if (id == NULL)
-        return svn_fs_fs__corrupt(FIELD_IS("id") ? "NODEREV-2" : "NODEREV-4",
-                                  where, "Malformed node-rev ID '%s'",
-                                  apr_pstrmemdup(pool, value,
-                                                 value_len > 100 ? 100
-                                                                 : value_len));
-      if (FIELD_IS("id"))
-        nr->id = id;
-      else
-        nr->predecessor_id = id;
-    }
+  if (FIELD_IS("id"))
+    SVN_ERR(parse_id_value(&nr->id, value, value_len, "NODEREV-2", where,
+                           pool));
+  else if (FIELD_IS("pred"))
+    SVN_ERR(parse_id_value(&nr->predecessor_id, value, value_len,
+                           "NODEREV-4", where, pool));
   else if (FIELD_IS("type"))
     {
       if (value_len == 4 && memcmp(value, "file", 4) == 0)
