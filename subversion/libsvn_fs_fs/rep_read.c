@@ -259,7 +259,8 @@ ensure_input(rep_src_t *src, apr_size_t need)
       apr_size_t cap = src->own_in_cap * 2 > want ? src->own_in_cap * 2
                                                   : want;
       char *fresh = apr_palloc(src->reader->pool, cap);
-      memcpy(fresh, src->in + (src->read_pos - src->in_pos), keep);
+      if (keep)
+        memcpy(fresh, src->in + (src->read_pos - src->in_pos), keep);
       src->own_in = fresh;
       src->own_in_cap = cap;
     }
@@ -404,14 +405,15 @@ make_room(rep_src_t *src, apr_size_t n)
                         < (svn_filesize_t)src->out_len
                       ? (apr_size_t)(src->keep_pos - src->out_pos)
                       : src->out_len;
-      memmove(src->out, src->out + drop, src->out_len - drop);
+      if (drop < src->out_len)
+        memmove(src->out, src->out + drop, src->out_len - drop);
       src->out_len -= drop;
       src->out_pos += drop;
     }
-  if (src->out_len + n > src->out_cap)
+  if (src->out_len + n > src->out_cap || src->out == NULL)
     {
       apr_size_t cap = src->out_cap * 2 > src->out_len + n
-                     ? src->out_cap * 2 : src->out_len + n;
+                     ? src->out_cap * 2 : src->out_len + n + 64;
       char *fresh = apr_palloc(src->reader->pool, cap);
       if (src->out_len)
         memcpy(fresh, src->out, src->out_len);
@@ -586,7 +588,8 @@ src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
     {
       done = pos < (svn_filesize_t)top->text_len
            ? MIN(*len, top->text_len - (apr_size_t)pos) : 0;
-      memcpy(buf, top->text + pos, done);
+      if (done)
+        memcpy(buf, top->text + pos, done);
     }
   else if (top->kind == SRC_PLAIN)
     {

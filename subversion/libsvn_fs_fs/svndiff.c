@@ -256,7 +256,7 @@ walk_ops(const svn_fs_fs__svndiff_window_t *window,
         {
           if (offset > window->sview_len || len > window->sview_len - offset)
             return bad_op("SVNDIFF-10", "source copy outside the view");
-          if (tbuf)
+          if (tbuf && len)
             memcpy(tbuf + tpos, sbuf + offset, (apr_size_t)len);
           if (src_ops)
             ++*src_ops;
@@ -273,7 +273,7 @@ walk_ops(const svn_fs_fs__svndiff_window_t *window,
         {
           if (len > sections->new_len - npos)
             return bad_op("SVNDIFF-12", "runs past the new data");
-          if (tbuf)
+          if (tbuf && len)
             memcpy(tbuf + tpos, sections->new_data + npos, (apr_size_t)len);
           offset = npos;
           npos += (apr_size_t)len;
