@@ -51,6 +51,24 @@ put(const char *name, const void *data, size_t len)
   fclose(f);
 }
 
+/* Remove the files and directories made under ROOT. */
+static void
+cleanup(void)
+{
+  static const char *const names[] = {
+    "db/revs/0/0", "db/revs/0/1", "db/format", "db/current",
+    "db/min-unpacked-rev", "db/revs/0", "db/revs", "db", ""
+  };
+  char path[512];
+  size_t i;
+
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    {
+      snprintf(path, sizeof(path), "%s/%s", root, names[i]);
+      (void)remove(path);
+    }
+}
+
 /* Read all of STREAM, ignoring the data. */
 static svn_error_t *
 drain(svn_stream_t *stream)
@@ -114,6 +132,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       put("format", "6\nlayout sharded 1000\n", 22);
       put("current", "1\n", 2);
       put("min-unpacked-rev", "0\n", 2);
+      atexit(cleanup);
     }
   if (size < 24)
     return 0;
