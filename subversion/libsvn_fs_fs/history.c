@@ -118,6 +118,28 @@ copy_source_of(const char **src_path, svn_revnum_t *src_rev, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
+/* Where NODE's predecessor was created (NODE, at PATH, was created in
+   REVISION).  Going back in time must terminate even on damaged data,
+   so the predecessor must be older (TREE-3). */
+static svn_error_t *
+predecessor_location(const char **commit_path, svn_revnum_t *commit_rev,
+                     svn_fs_t *fs, const svn_fs_fs__noderev_t *node,
+                     const char *path, svn_revnum_t revision,
+                     apr_pool_t *pool)
+{
+  svn_fs_fs__noderev_t *pred;
+
+  SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, node->predecessor_id, pool,
+                                 pool));
+  *commit_path = pred->created_path;
+  *commit_rev = svn_fs_fs__id_rev(pred->id);
+  if (*commit_rev >= revision)
+    return svn_fs_fs__corrupt("TREE-3", path,
+                              "Predecessor in r%ld is not older than r%ld",
+                              *commit_rev, revision);
+  return SVN_NO_ERROR;
+}
+
 /* One step back from HD.  The result may be an uninteresting
    intermediate location; *PREV is NULL when the line of history ends
    (or continues only across a copy and CROSS_COPIES is FALSE). */
@@ -154,8 +176,6 @@ history_step(svn_fs_history_t **prev, const history_data_t *hd,
      once REVISION is reported, move on to the predecessor. */
   if (revision == commit_rev)
     {
-      svn_fs_fs__noderev_t *pred;
-
       if (!reported)
         {
           *prev = make_history(hd->fs, commit_path, commit_rev, TRUE, NULL,
@@ -165,15 +185,8 @@ history_step(svn_fs_history_t **prev, const history_data_t *hd,
       *prev = NULL;
       if (!node->predecessor_id)
         return SVN_NO_ERROR;
-      SVN_ERR(svn_fs_fs__get_noderev(&pred, hd->fs, node->predecessor_id,
-                                     scratch_pool, scratch_pool));
-      commit_path = pred->created_path;
-      commit_rev = svn_fs_fs__id_rev(pred->id);
-      /* Going back in time must terminate even on damaged data. */
-      if (commit_rev >= revision)
-        return svn_fs_fs__corrupt("TREE-3", path,
-                                  "Predecessor in r%ld is not older than "
-                                  "r%ld", commit_rev, revision);
+      SVN_ERR(predecessor_location(&commit_path, &commit_rev, hd->fs, node,
+                                   path, revision, scratch_pool));
     }
 
   /* A copy younger than that change moved the line to PATH. */

@@ -92,6 +92,20 @@ not_a_directory(svn_fs_root_t *root, const char *file_path)
                            file_path, root->rev);
 }
 
+/* A new step for NODEREV at PATH (entry NAME) below PARENT, in POOL. */
+static svn_fs_fs__path_step_t *
+push_step(svn_fs_fs__path_step_t *parent, const char *path, const char *name,
+          const svn_fs_fs__noderev_t *noderev, apr_pool_t *pool)
+{
+  svn_fs_fs__path_step_t *step = apr_pcalloc(pool, sizeof(*step));
+
+  step->path = apr_pstrdup(pool, path);
+  step->name = apr_pstrdup(pool, name);
+  step->noderev = noderev;
+  step->parent = parent;
+  return step;
+}
+
 /* Walk canonical PATH in ROOT.  If CHAIN_POOL is not NULL, build the
    step chain there and return it in *LEAF; always return the node-rev in
    *NODEREV.  With TOLERANT, a missing node gives *NODEREV = NULL. */
@@ -107,12 +121,7 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
   apr_size_t done = 0;
 
   if (chain_pool)
-    {
-      step = apr_pcalloc(chain_pool, sizeof(*step));
-      step->path = "/";
-      step->name = "";
-      step->noderev = node;
-    }
+    step = push_step(NULL, "/", "", node, chain_pool);
   while (*rest)
     {
       const char *slash = strchr(rest, '/');
@@ -141,15 +150,7 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
         }
       node = child;
       if (chain_pool)
-        {
-          svn_fs_fs__path_step_t *next = apr_pcalloc(chain_pool,
-                                                     sizeof(*next));
-          next->path = apr_pstrdup(chain_pool, prefix);
-          next->name = apr_pstrdup(chain_pool, name);
-          next->noderev = node;
-          next->parent = step;
-          step = next;
-        }
+        step = push_step(step, prefix, name, node, chain_pool);
       done += 1 + len;
       rest = slash ? slash + 1 : rest + len;
     }
