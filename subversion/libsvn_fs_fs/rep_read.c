@@ -49,9 +49,10 @@
 /* Largest fulltext we put into the fulltext cache. */
 #define FULLTEXT_CACHE_LIMIT (2 * 1024 * 1024)
 
-/* Longest delta chain we follow before calling the data corrupt (REP-6);
-   real chains are a few dozen links at most. */
-#define MAX_CHAIN_LENGTH 100000
+/* Longest delta chain we follow before calling the data corrupt (REP-6).
+   Reading recurses once per link, so this also bounds the stack (a few
+   hundred bytes per link); real chains are a few dozen links at most. */
+#define MAX_CHAIN_LENGTH 4096
 
 #ifndef MIN
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
