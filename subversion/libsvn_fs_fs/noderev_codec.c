@@ -514,13 +514,13 @@ svn_fs_fs__noderev_unparse(svn_stringbuf_t *out,
     append_field(out, "copyroot",
                  apr_psprintf(scratch_pool, "%ld %s", nr->copyroot_rev,
                               nr->copyroot_path));
+  if (nr->is_fresh_txn_root)
+    append_field(out, "is-fresh-txn-root", "y");
   if (nr->mergeinfo_count > 0)
     append_field(out, "minfo-cnt",
                  apr_psprintf(scratch_pool, "%" APR_INT64_T_FMT,
                               nr->mergeinfo_count));
   if (nr->has_mergeinfo)
     append_field(out, "minfo-here", "y");
-  if (nr->is_fresh_txn_root)
-    append_field(out, "is-fresh-txn-root", "y");
   svn_stringbuf_appendbyte(out, '\n');
 }
