@@ -1,0 +1,124 @@
+#!/bin/bash
+# main-job.sh: the end-to-end demonstration of fsfs7 on this machine.
+# Run after build/setup.sh (the README's first command does both):
+#   1. generate a history with tools/gen_history.py;
+#   2. create repositories with OUR module in formats 6, 7 and 8, show stock
+#      `svnadmin info` of each and verify them with STOCK;
+#   3. read path: load the generated history (and maven-small when it is
+#      there) with STOCK into f7 and f6 repos, pack them, and time read
+#      operations stock vs ours, printing the speed ratio and whether the
+#      outputs are identical.  Failures of ours are printed, not fatal,
+#      while the read path is incomplete.
+# Environment: FSFS7_JOB_DIR (default /tmp/fsfs7-main-job, recreated),
+#   FSFS7_JOB_REVS (default 1000), FSFS7_DATA (dir with maven-small).
+# Exit status: non-zero only if the set-up (build, stock side) fails or a
+# repository created by ours does not verify with stock.
+set -uo pipefail
+top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+run="$top/tools/fsfs7-run"
+job=${FSFS7_JOB_DIR:-/tmp/fsfs7-main-job}
+revs=${FSFS7_JOB_REVS:-1000}
+export TZ=UTC LC_ALL=C.UTF-8
+unset LD_LIBRARY_PATH
+calc() { awk "BEGIN { print $* }"; }     # float arithmetic without bc
+say() { printf '\n=== %s\n' "$*"; }
+die() { echo "main-job: $*" >&2; exit 1; }
+
+"$run" true || die "our module is not usable (run build/setup.sh first)"
+# fsfs7-run has just checked that the loader picks our module with this
+# environment; timed runs use it directly so that fsfs7-run's own ~40 ms
+# check is not counted against fsfs7.
+moddir=${FSFS7_MODULE_DIR:-$top/subversion/libsvn_fs_fs/.libs}
+ours() { LD_LIBRARY_PATH="$moddir" "$@"; }
+rm -rf "$job"; mkdir -p "$job"
+echo "fsfs7 main job: $(date -u +%FT%TZ), work dir $job"
+echo "module: $("$run" svnadmin --version | grep '^\* fs_fs')"
+
+say "1. generating $revs revisions with tools/gen_history.py (seed 1)"
+t0=$(date +%s.%N)
+python3 "$top/tools/gen_history.py" --revs "$revs" --seed 1 -o "$job/gen.dump" --stats \
+  2> "$job/gen.stats" || die "gen_history.py failed"
+printf '%s: %d bytes in %.1fs; shapes: %s\n' gen.dump "$(stat -c %s "$job/gen.dump")" \
+  "$(calc "$(date +%s.%N) - $t0")" "$(awk '{printf "%s=%s ", $1, $2}' "$job/gen.stats")"
+
+say "2. repositories created by fsfs7, checked by stock"
+created_bad=0
+for f in 6 7 8; do
+  case $f in 6) opt="--compatible-version 1.8";; 7) opt="--compatible-version 1.9";; 8) opt="";; esac
+  repo="$job/created-f$f"
+  echo "--- fsfs7 svnadmin create $opt created-f$f"
+  if ! "$run" svnadmin create $opt "$repo"; then
+    echo "FAILED: fsfs7 could not create a format-$f repository"; created_bad=1; continue
+  fi
+  svnadmin info "$repo" | grep -E '^(Filesystem (Type|Format)|Compatible|FSFS|Revisions|UUID)'
+  if svnadmin verify -q "$repo"; then echo "stock svnadmin verify: OK"
+  else echo "stock svnadmin verify: FAILED"; created_bad=1; fi
+  if svn mkdir -q -m "first commit by stock" --parents "file://$repo/trunk/src" \
+     && svnadmin verify -q "$repo"; then
+    echo "stock commit + verify on it: OK (r$(svnlook youngest "$repo"))"
+  else echo "stock commit into it: FAILED"; created_bad=1; fi
+done
+
+say "3. read path: stock-made repositories read by stock and by fsfs7"
+mkrepo() { # name compat dumpcmd
+  local repo="$job/$1"
+  svnadmin create --compatible-version "$2" "$repo" || die "stock create failed"
+  sed -i 's/^layout sharded 1000$/layout sharded 100/' "$repo/db/format"
+  bash -c "set -o pipefail; $3 | svnadmin load -q '$repo' >/dev/null" || die "stock load into $1 failed"
+  svnadmin pack -q "$repo" || die "stock pack of $1 failed"
+  echo "$1: $(svnlook youngest "$repo") revisions, $(du -sh "$repo" | cut -f1), packed in shards of 100"
+}
+mkrepo gen-f7 1.9 "cat '$job/gen.dump'"
+mkrepo gen-f6 1.8 "cat '$job/gen.dump'"
+repos="gen-f7 gen-f6"
+mvn=""
+for d in ${FSFS7_DATA:-} "$top/../shared/data"; do
+  [ -f "$d/maven-small.svndump.gz" ] && { mvn="$d/maven-small.svndump.gz"; break; }
+done
+if [ -n "$mvn" ]; then
+  mkrepo maven-f7 1.9 "zcat '$mvn'"
+  repos="$repos maven-f7"
+else
+  echo "(maven-small.svndump.gz not found; set FSFS7_DATA to include it)"
+fi
+
+# time_op LABEL CMD...: run CMD with stock and with ours (best of 2 runs),
+# compare outputs, print the times and stock/ours ratio.
+printf '\n%-34s %9s %9s %7s  %s\n' operation stock_s fsfs7_s ratio output
+time_op() {
+  local label=$1; shift
+  local best_s=999999 best_o=999999 rc_o=0 t s o i
+  for i in 1 2; do
+    t=$(date +%s.%N); "$@" > "$job/out.stock" 2>"$job/err.stock" \
+      || { echo "stock failed: $label: $(head -c 300 "$job/err.stock")"; return; }
+    s=$(calc "$(date +%s.%N) - $t"); [ "$(calc "$s < $best_s")" = 1 ] && best_s=$s
+    t=$(date +%s.%N); ours "$@" > "$job/out.ours" 2>"$job/err.ours"; rc_o=$?
+    o=$(calc "$(date +%s.%N) - $t"); [ "$(calc "$o < $best_o")" = 1 ] && best_o=$o
+    [ $rc_o -eq 0 ] || break
+  done
+  if [ $rc_o -ne 0 ]; then
+    printf '%-34s %9.2f %9s %7s  %s\n' "$label" "$best_s" FAILED - \
+      "exit $rc_o: $(grep -m1 -o 'E[0-9]\{6\}.*' "$job/err.ours" | head -c 90)"
+    return
+  fi
+  local same=identical
+  cmp -s "$job/out.stock" "$job/out.ours" || same=DIFFERENT
+  printf '%-34s %9.2f %9.2f %6.2fx  %s\n' "$label" "$best_s" "$best_o" \
+    "$(calc "$best_s / ($best_o + 0.0001)")" "$same"
+}
+for r in $repos; do
+  repo="$job/$r"; head=$(svnlook youngest "$repo")
+  time_op "$r: svnadmin dump" svnadmin dump -q "$repo"
+  time_op "$r: svnadmin dump --deltas" svnadmin dump -q --deltas "$repo"
+  time_op "$r: svn log -v" svn log -v "file://$repo"
+  time_op "$r: svn list -R -v" svn list -R -v "file://$repo/trunk"
+  time_op "$r: svnlook tree -r $((head / 2))" svnlook tree --show-ids -r $((head / 2)) "$repo"
+  time_op "$r: svnadmin verify" svnadmin verify -q "$repo"
+done
+rm -f "$job"/out.* "$job"/err.*
+
+say "done"
+[ $created_bad -eq 0 ] && echo "repositories created by fsfs7: all verified by stock" \
+  || echo "repositories created by fsfs7: SOME FAILED (see section 2)"
+echo "work dir kept: $job"
+exit $created_bad
