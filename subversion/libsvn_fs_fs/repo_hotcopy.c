@@ -1,16 +1,21 @@
-/* repo_hotcopy.c --- 'svnadmin hotcopy' of a whole repository
+/* repo_hotcopy.c --- 'svnadmin hotcopy', full and incremental
  * (repo.h; doc/format/layout.md HOTCOPY-*).
  *
  *   svn_fs_fs__hotcopy
- *     open the source, note its youngest revision
+ *     check_destination      new, or an earlier copy of the same repo
+ *     (source pack lock held)
  *     copy_small_files       fsfs.conf txn-current locks/ ... uuid
  *     copy_rep_cache         rep-cache.db through SQLite's backup API
  *     copy_packed_shards     revs/S.pack, revprops/S.pack (+ r0 props)
+ *     min-unpacked-rev, then drop shards the copy now has packed
  *     copy_unpacked_revs     revs/.../R and revprops/.../R up to youngest
  *     current, then format   last, so a half copy cannot be opened
  *
- * Revision files are immutable, so copying them while commits go on is
- * safe; the copy simply ends at the youngest revision seen at the start.
+ * Files are copied when missing, of another size, or newer in the source
+ * (HOTCOPY-3): an incremental copy thus only moves new revisions, new
+ * packs and changed revprops.  Revision files are immutable, so copying
+ * while commits go on is safe; the copy ends at the youngest revision
+ * seen at the start.
  */
 #include <sqlite3.h>
 #include <apr_strings.h>
@@ -29,6 +34,9 @@ typedef struct hotcopy_t
   svn_fs_t *src;
   const char *dst;                 /* destination db directory */
   svn_revnum_t youngest;
+  svn_boolean_t incremental;       /* destination is an earlier copy */
+  svn_revnum_t dst_youngest;       /* -1 for a new copy */
+  svn_revnum_t dst_min_unpacked;
   svn_fs_hotcopy_notify_t notify_func;
   void *notify_baton;
   svn_cancel_func_t cancel_func;
@@ -48,22 +56,78 @@ dst_of(hotcopy_t *h, const char *rel, apr_pool_t *pool)
   return svn_dirent_join(h->dst, rel, pool);
 }
 
-/* Copy db/REL (file or directory tree) if it exists, keeping modes. */
-static svn_error_t *
-copy_if_present(hotcopy_t *h, const char *rel, apr_pool_t *pool)
+/* db/REL of source path PATH. */
+static const char *
+relative(hotcopy_t *h, const char *path)
 {
+  return svn_dirent_skip_ancestor(h->src->path, path);
+}
+
+/* Make db/REL in the destination unless it exists. */
+static svn_error_t *
+ensure_dir(hotcopy_t *h, const char *rel, apr_pool_t *pool)
+{
+  return svn_error_trace(svn_io_make_dir_recursively(dst_of(h, rel, pool),
+                                                     pool));
+}
+
+/* Copy file SRC to DST unless DST already has its size and is not
+   older (HOTCOPY-3); set *COPIED if it was copied.  A missing SRC is
+   skipped. */
+static svn_error_t *
+copy_newer(svn_boolean_t *copied, const char *src, const char *dst,
+           apr_pool_t *pool)
+{
+  const svn_io_dirent2_t *from, *to;
+
+  SVN_ERR(svn_io_stat_dirent2(&from, src, FALSE, TRUE, pool, pool));
+  if (from->kind != svn_node_file)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_io_stat_dirent2(&to, dst, FALSE, TRUE, pool, pool));
+  if (to->kind == svn_node_file && to->filesize == from->filesize
+      && to->mtime >= from->mtime)
+    return SVN_NO_ERROR;
+  *copied = TRUE;
+  return svn_error_trace(svn_io_copy_file(src, dst, TRUE, pool));
+}
+
+/* Make the flat directory DST hold what SRC holds: copy new or changed
+   files, delete files SRC no longer has (e.g. split revprop packs).  A
+   missing SRC is skipped. */
+static svn_error_t *
+sync_dir(svn_boolean_t *copied, const char *src, const char *dst,
+         apr_pool_t *pool)
+{
+  apr_hash_t *from, *to;
+  apr_hash_index_t *hi;
+  apr_pool_t *iterpool;
   svn_node_kind_t kind;
-  const char *src = src_of(h, rel, pool);
 
   SVN_ERR(svn_io_check_path(src, &kind, pool));
-  if (kind == svn_node_file)
-    return svn_error_trace(svn_io_copy_file(src, dst_of(h, rel, pool), TRUE,
-                                            pool));
-  if (kind == svn_node_dir)
-    return svn_error_trace(svn_io_copy_dir_recursively(
-             src, svn_dirent_dirname(dst_of(h, rel, pool), pool),
-             svn_dirent_basename(rel, pool), TRUE, h->cancel_func,
-             h->cancel_baton, pool));
+  if (kind != svn_node_dir)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_io_get_dirents3(&from, src, TRUE, pool, pool));
+  SVN_ERR(svn_io_make_dir_recursively(dst, pool));
+  SVN_ERR(svn_io_get_dirents3(&to, dst, TRUE, pool, pool));
+  iterpool = svn_pool_create(pool);
+  for (hi = apr_hash_first(pool, from); hi; hi = apr_hash_next(hi))
+    {
+      svn_pool_clear(iterpool);
+      SVN_ERR(copy_newer(copied,
+                         svn_dirent_join(src, apr_hash_this_key(hi),
+                                         iterpool),
+                         svn_dirent_join(dst, apr_hash_this_key(hi),
+                                         iterpool), iterpool));
+    }
+  for (hi = apr_hash_first(pool, to); hi; hi = apr_hash_next(hi))
+    if (!apr_hash_get(from, apr_hash_this_key(hi), APR_HASH_KEY_STRING))
+      {
+        svn_pool_clear(iterpool);
+        *copied = TRUE;
+        SVN_ERR(svn_io_remove_file2(svn_dirent_join(
+                  dst, apr_hash_this_key(hi), iterpool), TRUE, iterpool));
+      }
+  svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
 }
 
@@ -76,6 +140,7 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
   sqlite3 *from = NULL, *to = NULL;
   sqlite3_backup *backup;
   svn_node_kind_t kind;
+  svn_boolean_t copied;
   int rc;
 
   SVN_ERR(svn_io_check_path(src, &kind, pool));
@@ -99,27 +164,41 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
                              "Cannot copy rep-cache.db: %s",
                              sqlite3_errstr(rc));
   /* Keep the stock layout: the (empty) journal file exists beside it. */
-  return svn_error_trace(copy_if_present(h, "rep-cache.db-journal", pool));
+  return svn_error_trace(copy_newer(&copied,
+                                    src_of(h, "rep-cache.db-journal", pool),
+                                    dst_of(h, "rep-cache.db-journal", pool),
+                                    pool));
 }
 
-/* Everything but revisions, rep-cache, current and format. */
+/* Everything but revisions, rep-cache, current, min-unpacked-rev and
+   format.  locks/ is replaced as a whole; an earlier copy keeps its
+   uuid file (and so its instance id). */
 static svn_error_t *
 copy_small_files(hotcopy_t *h, apr_pool_t *pool)
 {
   static const char *const files[] = {
-    "fs-type", "fsfs.conf", "min-unpacked-rev", "txn-current",
-    "txn-current-lock", "write-lock", "locks", "node-origins", NULL
+    "fs-type", "fsfs.conf", "txn-current", "txn-current-lock",
+    "write-lock", NULL
   };
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(h->src);
   const char *text = apr_pstrcat(pool, h->src->uuid, "\n", SVN_VA_NULL);
+  const char *locks = dst_of(h, "locks", pool);
+  svn_boolean_t copied;
+  svn_node_kind_t kind;
   int i;
 
   for (i = 0; files[i]; i++)
-    SVN_ERR(copy_if_present(h, files[i], pool));
-  SVN_ERR(svn_io_dir_make(dst_of(h, "transactions", pool), APR_OS_DEFAULT,
-                          pool));
-  SVN_ERR(svn_io_dir_make(dst_of(h, "txn-protorevs", pool), APR_OS_DEFAULT,
-                          pool));
+    SVN_ERR(copy_newer(&copied, src_of(h, files[i], pool),
+                       dst_of(h, files[i], pool), pool));
+  SVN_ERR(svn_io_remove_dir2(locks, TRUE, NULL, NULL, pool));
+  SVN_ERR(svn_io_check_path(src_of(h, "locks", pool), &kind, pool));
+  if (kind == svn_node_dir)
+    SVN_ERR(svn_io_copy_dir_recursively(src_of(h, "locks", pool), h->dst,
+                                        "locks", TRUE, NULL, NULL, pool));
+  SVN_ERR(ensure_dir(h, "transactions", pool));
+  SVN_ERR(ensure_dir(h, "txn-protorevs", pool));
+  if (h->incremental)
+    return SVN_NO_ERROR;
   /* A copy is a new incarnation: same uuid, new instance id (UUID-2). */
   if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     text = apr_pstrcat(pool, text, svn_uuid_generate(pool), "\n",
@@ -128,23 +207,37 @@ copy_small_files(hotcopy_t *h, apr_pool_t *pool)
                                             pool));
 }
 
-/* db/<TOP>/<...> relative path of PATH, a file below the source db. */
-static const char *
-relative(hotcopy_t *h, const char *path)
-{
-  return svn_dirent_skip_ancestor(h->src->path, path);
-}
-
-/* Make db/REL in the destination unless it exists. */
+/* Sync one packed shard; notify if anything had to be copied. */
 static svn_error_t *
-ensure_dir(hotcopy_t *h, const char *rel, apr_pool_t *pool)
+copy_packed_shard(hotcopy_t *h, svn_revnum_t start, apr_pool_t *pool)
 {
-  return svn_error_trace(svn_io_make_dir_recursively(dst_of(h, rel, pool),
-                                                     pool));
+  svn_fs_t *src = h->src;
+  svn_boolean_t copied = FALSE;
+  const char *revs = apr_pstrcat(pool, relative(
+                       h, svn_fs_fs__path_rev_shard(src, start, pool)),
+                       ".pack", SVN_VA_NULL);
+  const char *props = relative(
+    h, svn_fs_fs__path_revprops_pack_shard(src, start, pool));
+
+  SVN_ERR(sync_dir(&copied, src_of(h, revs, pool), dst_of(h, revs, pool),
+                   pool));
+  SVN_ERR(sync_dir(&copied, src_of(h, props, pool), dst_of(h, props, pool),
+                   pool));
+  if (start == 0)
+    {
+      SVN_ERR(ensure_dir(h, "revprops/0", pool));
+      SVN_ERR(copy_newer(&copied, src_of(h, "revprops/0/0", pool),
+                         dst_of(h, "revprops/0/0", pool), pool));
+    }
+  if (copied && h->notify_func)
+    h->notify_func(h->notify_baton, start,
+                   start + SVN_FS_FS__DATA(src)->max_files_per_dir - 1,
+                   pool);
+  return SVN_NO_ERROR;
 }
 
-/* Packed shards below min-unpacked-rev, one notification per shard;
-   shard 0 also has r0's unpacked revprops (RPPACK-0). */
+/* Packed shards below min-unpacked-rev (RPPACK-0: r0's props stay
+   unpacked). */
 static svn_error_t *
 copy_packed_shards(hotcopy_t *h, apr_pool_t *pool)
 {
@@ -158,38 +251,58 @@ copy_packed_shards(hotcopy_t *h, apr_pool_t *pool)
       svn_pool_clear(iterpool);
       if (h->cancel_func)
         SVN_ERR(h->cancel_func(h->cancel_baton));
-      SVN_ERR(copy_if_present(h, apr_pstrcat(iterpool, relative(h,
-                svn_fs_fs__path_rev_shard(h->src, start, iterpool)),
-                ".pack", SVN_VA_NULL), iterpool));
-      SVN_ERR(copy_if_present(h, relative(h,
-                svn_fs_fs__path_revprops_pack_shard(h->src, start,
-                                                    iterpool)), iterpool));
-      if (start == 0)
-        {
-          SVN_ERR(ensure_dir(h, "revprops/0", iterpool));
-          SVN_ERR(copy_if_present(h, "revprops/0/0", iterpool));
-        }
-      if (h->notify_func)
-        h->notify_func(h->notify_baton, start,
-                       start + ffd->max_files_per_dir - 1, iterpool);
+      SVN_ERR(copy_packed_shard(h, start, iterpool));
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
 }
 
-/* Copy the file at source PATH to the same place in the destination,
-   creating its directory. */
+/* After the copy's min-unpacked-rev moved up: remove its unpacked shard
+   directories the packs now replace (shard 0 keeps revprops/0/0). */
+static svn_error_t *
+drop_unpacked_shards(hotcopy_t *h, apr_pool_t *pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(h->src);
+  svn_revnum_t start, rev;
+
+  for (start = h->dst_min_unpacked; start < ffd->min_unpacked_rev;
+       start += ffd->max_files_per_dir)
+    {
+      const char *rel = relative(h, svn_fs_fs__path_rev_shard(h->src, start,
+                                                              pool));
+      SVN_ERR(svn_io_remove_dir2(dst_of(h, rel, pool), TRUE, NULL, NULL,
+                                 pool));
+      if (start > 0)
+        {
+          rel = relative(h, svn_fs_fs__path_revprops_shard(h->src, start,
+                                                           pool));
+          SVN_ERR(svn_io_remove_dir2(dst_of(h, rel, pool), TRUE, NULL,
+                                     NULL, pool));
+          continue;
+        }
+      for (rev = 1; rev < ffd->max_files_per_dir; rev++)
+        SVN_ERR(svn_io_remove_file2(dst_of(h, relative(
+                  h, svn_fs_fs__path_revprops(h->src, rev, pool)), pool),
+                  TRUE, pool));
+    }
+  return SVN_NO_ERROR;
+}
+
+/* Copy the file at source PATH to the same place in the destination
+   (if missing or changed), creating its directory. */
 static svn_error_t *
 copy_rev_file(hotcopy_t *h, const char *path, apr_pool_t *pool)
 {
   const char *rel = relative(h, path);
+  svn_boolean_t copied;
 
   SVN_ERR(ensure_dir(h, svn_relpath_dirname(rel, pool), pool));
-  return svn_error_trace(svn_io_copy_file(path, dst_of(h, rel, pool), TRUE,
-                                          pool));
+  return svn_error_trace(copy_newer(&copied, path, dst_of(h, rel, pool),
+                                    pool));
 }
 
-/* Unpacked revisions up to the youngest, one notification each. */
+/* Unpacked revisions up to the youngest; revisions the copy already has
+   only get changed revprops, new ones are notified one by one. */
 static svn_error_t *
 copy_unpacked_revs(hotcopy_t *h, apr_pool_t *pool)
 {
@@ -207,11 +320,21 @@ copy_unpacked_revs(hotcopy_t *h, apr_pool_t *pool)
       SVN_ERR(copy_rev_file(h, svn_fs_fs__path_revprops(h->src, rev,
                                                         iterpool),
                             iterpool));
-      if (h->notify_func)
+      if (h->notify_func && rev > h->dst_youngest)
         h->notify_func(h->notify_baton, rev, rev, iterpool);
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
+}
+
+/* Write db/NAME of the copy atomically with TEXT. */
+static svn_error_t *
+write_dst(hotcopy_t *h, const char *name, const char *text,
+          apr_pool_t *pool)
+{
+  return svn_error_trace(svn_io_write_atomic2(dst_of(h, name, pool), text,
+                                              strlen(text), NULL, TRUE,
+                                              pool));
 }
 
 /* The copy proper; the source's pack lock is held (format 7+). */
@@ -230,9 +353,14 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   SVN_ERR(copy_small_files(h, pool));
   SVN_ERR(copy_rep_cache(h, pool));
   SVN_ERR(copy_packed_shards(h, pool));
+  SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
+                      pool, "%ld\n", ffd->min_unpacked_rev), pool));
+  SVN_ERR(drop_unpacked_shards(h, pool));
   SVN_ERR(copy_unpacked_revs(h, pool));
-  text = apr_psprintf(pool, "%ld\n", h->youngest);
-  SVN_ERR(svn_io_file_create(dst_of(h, "current", pool), text, pool));
+  SVN_ERR(write_dst(h, "current", apr_psprintf(pool, "%ld\n", h->youngest),
+                    pool));
+  if (h->incremental)
+    return SVN_NO_ERROR;
   format.format = ffd->format;
   format.max_files_per_dir = ffd->max_files_per_dir;
   format.use_log_addressing = ffd->use_log_addressing;
@@ -243,7 +371,7 @@ hotcopy_body(void *baton, apr_pool_t *pool)
                                                    FALSE, pool));
 }
 
-/* Run BODY holding SRC's pack lock where the format has one. */
+/* Run hotcopy_body holding SRC's pack lock where the format has one. */
 static svn_error_t *
 with_pack_lock(hotcopy_t *h, apr_pool_t *pool)
 {
@@ -267,6 +395,30 @@ with_pack_lock(hotcopy_t *h, apr_pool_t *pool)
   return svn_error_trace(err);
 }
 
+/* An existing destination must be an earlier copy of the same
+   repository (HOTCOPY-3); note how far it got. */
+static svn_error_t *
+check_destination(hotcopy_t *h, svn_fs_t *dst_fs, const char *dst_path,
+                  apr_pool_t *pool)
+{
+  svn_fs_fs__data_t *src = SVN_FS_FS__DATA(h->src), *dst;
+
+  SVN_ERR(svn_fs_fs__open_repo(dst_fs, dst_path, pool));
+  dst = SVN_FS_FS__DATA(dst_fs);
+  if (strcmp(dst_fs->uuid, h->src->uuid) != 0
+      || dst->format != src->format
+      || dst->max_files_per_dir != src->max_files_per_dir
+      || dst->use_log_addressing != src->use_log_addressing)
+    return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
+                             "'%s' is not a hot copy of this repository "
+                             "(uuid, format or layout differ)",
+                             svn_dirent_local_style(dst_path, pool));
+  SVN_ERR(svn_fs_fs__youngest_rev(&h->dst_youngest, dst_fs, pool));
+  h->dst_min_unpacked = dst->min_unpacked_rev;
+  h->incremental = TRUE;
+  return SVN_NO_ERROR;
+}
+
 svn_error_t *
 svn_fs_fs__hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
                    const char *dst_path, svn_boolean_t incremental,
@@ -277,28 +429,29 @@ svn_fs_fs__hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
   hotcopy_t h;
   svn_node_kind_t kind;
 
-  SVN_ERR(svn_io_check_path(svn_dirent_join(dst_path, "format",
-                                            scratch_pool),
-                            &kind, scratch_pool));
-  if (kind != svn_node_none)
-    return svn_error_createf(incremental ? SVN_ERR_UNSUPPORTED_FEATURE
-                                         : SVN_ERR_DIR_NOT_EMPTY, NULL,
-                             incremental
-                             ? "fsfs7 cannot update an existing hotcopy "
-                               "at '%s' yet"
-                             : "'%s' already holds a repository",
-                             svn_dirent_local_style(dst_path,
-                                                    scratch_pool));
-  SVN_ERR(svn_fs_fs__open_repo(src_fs, src_path, scratch_pool));
   memset(&h, 0, sizeof(h));
+  SVN_ERR(svn_fs_fs__open_repo(src_fs, src_path, scratch_pool));
   h.src = src_fs;
   h.dst = dst_path;
+  h.dst_youngest = SVN_INVALID_REVNUM;
   h.notify_func = notify_func;
   h.notify_baton = notify_baton;
   h.cancel_func = cancel_func;
   h.cancel_baton = cancel_baton;
+  SVN_ERR(svn_io_check_path(svn_dirent_join(dst_path, "format",
+                                            scratch_pool),
+                            &kind, scratch_pool));
+  if (kind != svn_node_none && !incremental)
+    return svn_error_createf(SVN_ERR_DIR_NOT_EMPTY, NULL,
+                             "'%s' already holds a repository",
+                             svn_dirent_local_style(dst_path,
+                                                    scratch_pool));
+  if (kind != svn_node_none)
+    SVN_ERR(check_destination(&h, dst_fs, dst_path, scratch_pool));
   SVN_ERR(svn_io_make_dir_recursively(dst_path, scratch_pool));
   SVN_ERR(with_pack_lock(&h, scratch_pool));
+  if (h.incremental)
+    return SVN_NO_ERROR;
   return svn_error_trace(svn_fs_fs__open_repo(dst_fs, dst_path,
                                               scratch_pool));
 }

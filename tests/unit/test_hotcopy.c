@@ -91,6 +91,26 @@ test_hotcopy(void **state)
   assert_true(compare_trees(src, dst, pool) >= 25);
   assert_int_equal(SVN_FS_FS__DATA(dst_fs)->format, 6);
 
+  /* A changed revprop reaches the copy through an incremental hotcopy;
+     the copy keeps its own instance line (format 6: none). */
+  {
+    svn_fs_t *src_fs = open_fs(src, pool);
+    svn_fs_t *again = apr_pcalloc(pool, sizeof(*again));
+
+    again->pool = pool;
+    sleep(1);   /* the copy decides by size and modification time */
+    assert_null(svn_fs_fs__fs_vtable.change_rev_prop(
+                  src_fs, 3, "svn:log", NULL,
+                  svn_string_create("changed for the copy", pool), pool));
+    err = svn_fs_fs__hotcopy(open_fs(src, pool), again, src, dst, TRUE,
+                             NULL, NULL, NULL, NULL, pool);
+    if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
+      svn_error_clear(err);
+    else
+      assert_null(err);
+    compare_trees(src, dst, pool);
+  }
+
   /* A second full copy onto the first is refused. */
   err = svn_fs_fs__hotcopy(open_fs(src, pool), apr_pcalloc(pool,
                                                            sizeof(svn_fs_t)),
