@@ -62,10 +62,10 @@ svn_fs_fs__recover(svn_fs_t *fs, svn_cancel_func_t cancel_func,
    a new one at DST_PATH, up to the youngest revision at the start, with
    the same uuid and (format 7+) a new instance id; then open DST_FS on
    it.  NOTIFY_FUNC (may be NULL) hears each packed shard and unpacked
-   revision copied.  INCREMENTAL into an existing copy is not supported
-   yet (SVN_ERR_UNSUPPORTED_FEATURE); without a copy it means a full one.
-   Holds SRC's pack lock (format 7+) so the source cannot be packed
-   meanwhile; commits may continue. */
+   revision copied.  INCREMENTAL with an existing copy at DST_PATH brings
+   it up to date (HOTCOPY-3; DST_FS is then opened first to check it);
+   without one it means a full copy.  Holds SRC's pack lock (format 7+)
+   so the source cannot be packed meanwhile; commits may continue. */
 svn_error_t *
 svn_fs_fs__hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
                    const char *dst_path, svn_boolean_t incremental,
