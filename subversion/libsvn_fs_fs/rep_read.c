@@ -46,6 +46,9 @@
    later refills of the svndiff input buffer. */
 #define PREFETCH_SIZE (64 * 1024)
 
+/* Most memory svn_fs_fs__rep_contents allocates ahead of the data. */
+#define CONTENTS_CHUNK (4 * 1024 * 1024)
+
 /* Largest fulltext we put into the fulltext cache. */
 #define FULLTEXT_CACHE_LIMIT (2 * 1024 * 1024)
 
@@ -870,16 +873,21 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
   pool = svn_pool_create(scratch_pool);
   /* The cache was consulted above. */
   SVN_ERR(reader_create(&r, fs, rep, FALSE, FALSE, pool));
-  text = svn_stringbuf_create_ensure(r->expected_len > 0
-                                     ? (apr_size_t)r->expected_len : 64,
-                                     result_pool);
+  /* The recorded length may be damaged: never trust it for more than
+     CONTENTS_CHUNK bytes of memory ahead of the data really read. */
+  text = svn_stringbuf_create_ensure(
+           r->expected_len > 0 ? (apr_size_t)MIN(r->expected_len,
+                                                 CONTENTS_CHUNK) : 64,
+           result_pool);
   cachable = r->collect != NULL;
   r->collect = NULL;   /* TEXT itself is the copy to cache */
   while (!r->finished)
     {
-      /* Asking for one byte more than expected ends the read at once. */
+      /* Reading exactly the rest of the recorded length ends the read
+         (reader_read checks for the end there). */
       apr_size_t len = r->expected_len > (svn_filesize_t)text->len
-                     ? (apr_size_t)(r->expected_len - text->len) + 1
+                     ? (apr_size_t)MIN(r->expected_len - text->len,
+                                       CONTENTS_CHUNK)
                      : PREFETCH_SIZE;
       svn_stringbuf_ensure(text, text->len + len);
       SVN_ERR(reader_read(r, text->data + text->len, &len, FALSE));

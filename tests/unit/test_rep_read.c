@@ -401,6 +401,12 @@ test_damaged_reps(void **state)
       bad = rep;
       bad.size = rep.size + 3;
       expect_damage(fs, &bad, "size+3");
+      bad = rep;
+      bad.size = (svn_filesize_t)1 << 40;
+      expect_damage(fs, &bad, "size 1T");
+      bad = rep;
+      bad.expanded_size = (svn_filesize_t)1 << 40;
+      expect_damage(fs, &bad, "expanded size 1T");
       if (rep.size > 1)
         {
           bad = rep;
