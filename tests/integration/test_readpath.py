@@ -211,6 +211,13 @@ def check_svnlook_changed(tc, ds, v):
     compare(tc, cmds, "svnlook changed")
 
 
+def check_svnlook_diff(tc, ds, v):
+    repo, y = REPOS[ds, v], DS[ds].youngest
+    compare(tc, [["svnlook", "diff", "-r", str(r), repo] for r in sample_revs(y, 12)]
+            + [["svn", "diff", "-c", str(r), T.url(repo)] for r in sample_revs(y, 6)],
+            "svnlook diff / svn diff -c")
+
+
 def check_svnlook_history(tc, ds, v):
     repo, y = REPOS[ds, v], DS[ds].youngest
     files = paths_at(ds, v, y, "file")
@@ -282,6 +289,7 @@ for _ds in DATASETS:
         _add(Views, "test_issue3_svnlook_tree_%s_%s" % (_ds, _v), check_svnlook_tree, _ds, _v)
         _add(Views, "test_issue3_svnlook_changed_%s_%s" % (_ds, _v),
              check_svnlook_changed, _ds, _v)
+        _add(Views, "test_issue3_svnlook_diff_%s_%s" % (_ds, _v), check_svnlook_diff, _ds, _v)
         _add(Views, "test_issue3_svnlook_history_%s_%s" % (_ds, _v),
              check_svnlook_history, _ds, _v)
         _add(Verify, "test_issue3_verify_good_%s_%s" % (_ds, _v), check_verify_good, _ds, _v)

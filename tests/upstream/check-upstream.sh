@@ -39,6 +39,7 @@ ras=${FSFS7_UPSTREAM_RA:-file svn}
 suites=${FSFS7_UPSTREAM_SUITES:-c,py}
 jobs=${FSFS7_UPSTREAM_JOBS:-$(nproc)}
 log() { echo "check-upstream: $*" >&2; }
+table() { awk -F'\t' '{ printf "%-26s", $1; for (i = 2; i <= NF; i++) printf " %7s", $i; print "" }' "$1"; }
 
 if [ ! -f "$work/bin/c-suites.tsv" ]; then
   log "preparing upstream suites in $work (once per machine)"
@@ -76,9 +77,9 @@ for ra in $ras; do
       --ra "$ra" --jobs "$jobs" > "$out/ours-$ra.log" 2>&1
   [ -f "$res/summary.tsv" ] || { log "run failed, see $out/ours-$ra.log"; status=2; continue; }
   echo "== stock, $ra:// ($base/summary.tsv)"
-  column -t -s $'\t' "$base/summary.tsv"
+  table "$base/summary.tsv"
   echo "== fsfs7, $ra:// ($res/summary.tsv)"
-  column -t -s $'\t' "$res/summary.tsv"
+  table "$res/summary.tsv"
   grep -E '^(client|server) maps' "$res/run.txt"
   "$ut/run-suites.py" --compare "$base" "$res" > "$out/compare-$ra.txt"
   rc=$?
