@@ -92,7 +92,11 @@ class Server:
                                      stderr=subprocess.STDOUT,
                                      start_new_session=True)
         log.close()
-        wait_for_port(self.port, self.proc)
+        try:
+            wait_for_port(self.port, self.proc)
+        except RuntimeError:
+            self.stop()    # never leave a half-started server behind
+            raise
         return self
 
     def pids(self):
