@@ -257,6 +257,12 @@ ensure_input(rep_src_t *src, apr_size_t need)
   if (want < need)
     return svn_fs_fs__corrupt("REP-3", src_where(src),
                               "Read beyond the end of the representation");
+  /* Check before allocating: a damaged size must not cost memory. */
+  if (src->data_start + src->read_pos + (apr_off_t)want
+      > src->file->file_size)
+    return svn_fs_fs__corrupt("REP-3", src_where(src),
+                              "Representation extends beyond the end of "
+                              "its file");
 
   if (src->own_in_cap < want)
     {
