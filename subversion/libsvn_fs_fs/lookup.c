@@ -24,7 +24,9 @@
 /* Entries per cache generation (see svn_fs_fs__root_data_t). */
 #define TREE_CACHE_GENERATION 4096
 
-/* Start a fresh generation when the current one is full. */
+/* Start a fresh generation when the current one is full.  Called only
+   when a lookup starts, never in the middle of one, so that a path's
+   whole chain of node-revs lives in one generation. */
 static void
 cache_rotate(svn_fs_fs__root_data_t *rd)
 {
@@ -37,15 +39,38 @@ cache_rotate(svn_fs_fs__root_data_t *rd)
   rd->nodes[0] = apr_hash_make(rd->nodes_pool[0]);
 }
 
-/* The cached node-rev of canonical PATH, or NULL. */
-static const svn_fs_fs__noderev_t *
-cache_get(svn_fs_fs__root_data_t *rd, const char *path)
+/* Remember NODEREV (allocated in the current generation's pool) as the
+   node at canonical PATH. */
+static void
+cache_put(svn_fs_fs__root_data_t *rd, const char *path,
+          const svn_fs_fs__noderev_t *noderev)
 {
-  const svn_fs_fs__noderev_t *noderev = apr_hash_get(rd->nodes[0], path,
-                                                     APR_HASH_KEY_STRING);
-  if (!noderev)
-    noderev = apr_hash_get(rd->nodes[1], path, APR_HASH_KEY_STRING);
-  return noderev;
+  apr_hash_set(rd->nodes[0], apr_pstrdup(rd->nodes_pool[0], path),
+               APR_HASH_KEY_STRING, noderev);
+}
+
+/* The cached node-rev of canonical PATH, or NULL.  A hit in the older
+   generation is re-read into the current one (the nodes layer's own
+   cache makes that cheap), so everything handed out since the last
+   rotation stays valid until the next-but-one rotation. */
+static svn_error_t *
+cache_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
+          const char *path, apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__noderev_t *old;
+  svn_fs_fs__noderev_t *fresh;
+
+  *noderev = apr_hash_get(rd->nodes[0], path, APR_HASH_KEY_STRING);
+  if (*noderev)
+    return SVN_NO_ERROR;
+  old = apr_hash_get(rd->nodes[1], path, APR_HASH_KEY_STRING);
+  if (!old)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__get_noderev(&fresh, rd->fs, old->id, rd->nodes_pool[0],
+                                 scratch_pool));
+  cache_put(rd, path, fresh);
+  *noderev = fresh;
+  return SVN_NO_ERROR;
 }
 
 /* Read the node-rev of directory entry NAME of PARENT (at canonical
@@ -68,7 +93,6 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
       *noderev = NULL;
       return SVN_NO_ERROR;
     }
-  cache_rotate(rd);
   pool = rd->nodes_pool[0];
   SVN_ERR(svn_fs_fs__get_noderev(&child, rd->fs,
                                  (const svn_fs_fs__id_t *)dirent->id,
@@ -76,8 +100,7 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
   if (child->kind != svn_node_file && child->kind != svn_node_dir)
     return svn_fs_fs__corrupt("TREE-2", child_path,
                               "Node of unknown kind %d", (int)child->kind);
-  apr_hash_set(rd->nodes[0], apr_pstrdup(pool, child_path),
-               APR_HASH_KEY_STRING, child);
+  cache_put(rd, child_path, child);
   *noderev = child;
   return SVN_NO_ERROR;
 }
@@ -129,8 +152,9 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
       const char *prefix = apr_pstrmemdup(scratch_pool, path,
                                           done + 1 + len);
       const char *name = apr_pstrmemdup(scratch_pool, rest, len);
-      const svn_fs_fs__noderev_t *child = cache_get(rd, prefix);
+      const svn_fs_fs__noderev_t *child;
 
+      SVN_ERR(cache_get(&child, rd, prefix, scratch_pool));
       if (!child)
         {
           if (node->kind != svn_node_dir)
@@ -168,7 +192,8 @@ lookup(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
   svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
   const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
 
-  *noderev = cache_get(rd, canon);
+  cache_rotate(rd);
+  SVN_ERR(cache_get(noderev, rd, canon, scratch_pool));
   if (*noderev)
     return SVN_NO_ERROR;
   return svn_error_trace(walk(noderev, NULL, root, canon, tolerant, NULL,
@@ -199,6 +224,7 @@ svn_fs_fs__root_walk(svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root,
   const svn_fs_fs__noderev_t *noderev;
   const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
 
+  cache_rotate(SVN_FS_FS__ROOT_DATA(root));
   return svn_error_trace(walk(&noderev, leaf, root, canon, FALSE,
                               result_pool, scratch_pool));
 }

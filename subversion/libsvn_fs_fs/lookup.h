@@ -27,11 +27,12 @@ typedef struct svn_fs_fs__root_data_t
   const svn_fs_fs__noderev_t *root_noderev;
 
   /* Path -> svn_fs_fs__noderev_t * lookup cache in two generations:
-     NODES[0] is filled until it holds TREE_CACHE_GENERATION entries, then
-     it becomes NODES[1] and the previous NODES[1] (with its pool) is
-     dropped.  Node-revs handed out therefore stay valid for at least one
-     full generation of later lookups, which is far more than any single
-     vtable call makes. */
+     when a lookup starts and NODES[0] holds TREE_CACHE_GENERATION
+     entries, it becomes NODES[1] and the previous NODES[1] (with its
+     pool) is dropped.  Hits in NODES[1] are re-read into NODES[0].  A
+     node-rev handed out therefore stays valid until two more rotations,
+     i.e. for thousands of further lookups: far longer than any vtable
+     call, and vtable calls never return cache-owned memory. */
   apr_hash_t *nodes[2];
   apr_pool_t *nodes_pool[2];
 } svn_fs_fs__root_data_t;

@@ -377,6 +377,22 @@ root_file_checksum(svn_checksum_t **checksum, svn_checksum_kind_t kind,
   return SVN_NO_ERROR;
 }
 
+/* A copy of REP in POOL (NULL stays NULL).  Streams outlive the vtable
+   call that made them, but node-revs from the lookup cache do not. */
+static const svn_fs_fs__rep_t *
+rep_dup(const svn_fs_fs__rep_t *rep, apr_pool_t *pool)
+{
+  svn_fs_fs__rep_t *copy;
+
+  if (!rep)
+    return NULL;
+  copy = apr_pmemdup(pool, rep, sizeof(*rep));
+  copy->uniquifier = rep->uniquifier ? apr_pstrdup(pool, rep->uniquifier)
+                                     : NULL;
+  copy->txn_id = rep->txn_id ? apr_pstrdup(pool, rep->txn_id) : NULL;
+  return copy;
+}
+
 static svn_error_t *
 root_file_contents(svn_stream_t **contents, svn_fs_root_t *root,
                    const char *path, apr_pool_t *pool)
@@ -386,7 +402,8 @@ root_file_contents(svn_stream_t **contents, svn_fs_root_t *root,
   SVN_ERR(lookup_file(&noderev, root, path, "get textual contents of",
                       pool));
   return svn_error_trace(svn_fs_fs__rep_contents_stream(
-                           contents, root->fs, noderev->data_rep, pool));
+                           contents, root->fs,
+                           rep_dup(noderev->data_rep, pool), pool));
 }
 
 static svn_error_t *
@@ -420,8 +437,8 @@ root_get_file_delta_stream(svn_txdelta_stream_t **stream_p,
                       "get textual contents of", pool));
   return svn_error_trace(svn_fs_fs__rep_delta_stream(
                            stream_p, target_root->fs,
-                           source ? source->data_rep : NULL,
-                           target->data_rep, pool));
+                           source ? rep_dup(source->data_rep, pool) : NULL,
+                           rep_dup(target->data_rep, pool), pool));
 }
 
 /* Compare two file texts, cheapest evidence first: identical rep, then
