@@ -12,6 +12,8 @@ Datasets:
 Reference repositories (made by STOCK from each dataset, never by ours):
   f6 f7 f8     svnadmin create --compatible-version 1.8 / 1.9 / default
   f6p f7p f8p  the same with `layout sharded 100` and `svnadmin pack`
+  f8u          f6 upgraded to format 8 by `svnadmin upgrade` (physical
+               addressing in a format-8 repository)
 They are built once into a cache keyed by the data's sha256 and the stock
 svnadmin version ($FSFS7_TEST_CACHE, default /tmp/fsfs7-test-cache), and
 each test run works on its own copies in a temp dir under /tmp, so a bug
@@ -52,8 +54,12 @@ TIMEOUT = 1200
 VARIANTS = {
     "f6": ("1.8", False), "f7": ("1.9", False), "f8": (None, False),
     "f6p": ("1.8", True), "f7p": ("1.9", True), "f8p": (None, True),
+    "f8u": ("1.8", False),
 }
-FORMAT_OF = {"f6": 6, "f7": 7, "f8": 8, "f6p": 6, "f7p": 7, "f8p": 8}
+# f8u: loaded as format 6, then `svnadmin upgrade`d to format 8, which keeps
+# physical addressing (a shape real upgraded servers have).
+UPGRADED = {"f8u"}
+FORMAT_OF = {"f6": 6, "f7": 7, "f8": 8, "f6p": 6, "f7p": 7, "f8p": 8, "f8u": 8}
 
 
 class SetupError(Exception):
@@ -250,6 +256,11 @@ def _build_repo(ds, variant, dest):
                          % (ds.path, variant, p.stderr.decode()[-2000:]))
     if packed:
         stock_ok("svnadmin", "pack", "-q", tmp)
+    if variant in UPGRADED:
+        stock_ok("svnadmin", "upgrade", tmp)
+        with open(os.path.join(tmp, "db", "format")) as f:
+            if not f.read().startswith("8\n"):
+                raise SetupError("svnadmin upgrade did not give format 8 in " + tmp)
     os.rename(tmp, dest)
 
 
