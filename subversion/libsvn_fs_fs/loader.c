@@ -71,7 +71,12 @@ fsfs7_upgrade(svn_fs_t *fs, const char *path,
               svn_mutex__t *common_pool_lock, apr_pool_t *scratch_pool,
               apr_pool_t *common_pool)
 {
-  return svn_fs_fs__unsupported("upgrade");
+  /* Cancellation is not offered: the upgrade is a few small rewrites
+     under the write lock. */
+  SVN_ERR(svn_fs__check_fs(fs, FALSE));
+  SVN_ERR(svn_fs_fs__open_repo(fs, path, scratch_pool));
+  return svn_error_trace(svn_fs_fs__upgrade(fs, path, notify_func,
+                                            notify_baton, scratch_pool));
 }
 
 /* Index consistency for the whole range, then each root's own checks.
@@ -112,14 +117,23 @@ fsfs7_hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
               void *cancel_baton, svn_mutex__t *common_pool_lock,
               apr_pool_t *pool, apr_pool_t *common_pool)
 {
-  return svn_fs_fs__unsupported("hotcopy");
+  /* CLEAN is about Berkeley DB logs; FSFS has none to clean. */
+  SVN_ERR(svn_fs__check_fs(src_fs, FALSE));
+  SVN_ERR(svn_fs_fs__open_repo(src_fs, src_path, pool));
+  SVN_ERR(svn_fs__check_fs(dst_fs, FALSE));
+  return svn_error_trace(svn_fs_fs__hotcopy(src_fs, dst_fs, src_path,
+                                            dst_path, incremental,
+                                            notify_func, notify_baton,
+                                            cancel_func, cancel_baton, pool));
 }
 
 static svn_error_t *
 fsfs7_recover(svn_fs_t *fs, svn_cancel_func_t cancel_func, void *cancel_baton,
               apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("recover");
+  /* The loader has already opened FS with fsfs7_open_for_recovery. */
+  return svn_error_trace(svn_fs_fs__recover(fs, cancel_func, cancel_baton,
+                                            pool));
 }
 
 static svn_error_t *
