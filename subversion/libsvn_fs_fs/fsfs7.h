@@ -86,10 +86,14 @@ typedef struct svn_fs_fs__id_part_t
 typedef struct svn_fs_fs__id_t
 {
   svn_fs_id_t public;
+
+  /* Where the node-rev lives: committed, or in a transaction. */
+  svn_fs_fs__id_part_t rev_item;
+  svn_fs_fs__id_part_t txn_id;
+
+  /* Which node (line of history) and which copy it belongs to. */
   svn_fs_fs__id_part_t node_id;
   svn_fs_fs__id_part_t copy_id;
-  svn_fs_fs__id_part_t txn_id;
-  svn_fs_fs__id_part_t rev_item;
 } svn_fs_fs__id_t;
 
 

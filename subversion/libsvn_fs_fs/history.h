@@ -32,14 +32,15 @@ void
 svn_fs_fs__youngest_copyroot(svn_revnum_t *rev_p, const char **path_p,
                              const svn_fs_fs__path_step_t *leaf);
 
-/* Root vtable get_mergeinfo (mergeinfo.c). */
+/* The root vtable's get_mergeinfo (mergeinfo.c): for each of PATHS in
+   ROOT, call RECEIVER(path as given, its mergeinfo, BATON) when it has
+   any, explicit or inherited as HOW allows (inherited ranges adjusted
+   to the child path when ADJUST); with DEEP also once per node below
+   it that carries svn:mergeinfo. */
 svn_error_t *
-svn_fs_fs__get_mergeinfo(svn_fs_root_t *root,
-                         const apr_array_header_t *paths,
-                         svn_mergeinfo_inheritance_t inherit,
-                         svn_boolean_t include_descendants,
-                         svn_boolean_t adjust_inherited_mergeinfo,
-                         svn_fs_mergeinfo_receiver_t receiver,
-                         void *baton, apr_pool_t *scratch_pool);
+svn_fs_fs__root_mergeinfo(svn_fs_root_t *root, const apr_array_header_t *paths,
+                          svn_mergeinfo_inheritance_t how, svn_boolean_t deep,
+                          svn_boolean_t adjust, svn_fs_mergeinfo_receiver_t
+                          receiver, void *baton, apr_pool_t *scratch_pool);
 
 #endif

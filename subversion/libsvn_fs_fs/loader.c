@@ -206,11 +206,12 @@ __attribute__((visibility("default"))) svn_error_t *
 svn_fs_fs__init(const svn_version_t *loader_version,
                 fs_library_vtable_t **vtable, apr_pool_t *common_pool)
 {
-  /* Every library whose private ABI we call must be the exact release. */
-  static const svn_version_checklist_t deps[] = {
-    { "svn_delta", svn_delta_version },
-    { "svn_fs_util", svn_fs_util__version },
+  /* We call private functions of these libraries, whose ABI is only
+     stable within one release: insist on exactly ours. */
+  static const svn_version_checklist_t linked_libs[] = {
     { "svn_subr", svn_subr_version },
+    { "svn_fs_util", svn_fs_util__version },
+    { "svn_delta", svn_delta_version },
     { NULL, NULL }
   };
 
@@ -218,7 +219,7 @@ svn_fs_fs__init(const svn_version_t *loader_version,
     return svn_error_createf(SVN_ERR_VERSION_MISMATCH, NULL,
                              "fsfs7 cannot work with FS loader major "
                              "version %d", loader_version->major);
-  SVN_ERR(svn_ver_check_list2(fsfs7_get_version(), deps, svn_ver_equal));
+  SVN_ERR(svn_ver_check_list2(fsfs7_get_version(), linked_libs, svn_ver_equal));
   *vtable = &library_vtable;
   return SVN_NO_ERROR;
 }

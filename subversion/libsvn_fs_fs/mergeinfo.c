@@ -158,13 +158,10 @@ crawl_mergeinfo(svn_fs_t *fs, const svn_fs_fs__noderev_t *dir,
 }
 
 svn_error_t *
-svn_fs_fs__get_mergeinfo(svn_fs_root_t *root,
-                         const apr_array_header_t *paths,
-                         svn_mergeinfo_inheritance_t inherit,
-                         svn_boolean_t include_descendants,
-                         svn_boolean_t adjust_inherited_mergeinfo,
-                         svn_fs_mergeinfo_receiver_t receiver,
-                         void *baton, apr_pool_t *scratch_pool)
+svn_fs_fs__root_mergeinfo(svn_fs_root_t *root, const apr_array_header_t *paths,
+                          svn_mergeinfo_inheritance_t how, svn_boolean_t deep,
+                          svn_boolean_t adjust, svn_fs_mergeinfo_receiver_t
+                          receiver, void *baton, apr_pool_t *scratch_pool)
 {
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   int i;
@@ -179,12 +176,11 @@ svn_fs_fs__get_mergeinfo(svn_fs_root_t *root,
 
       svn_pool_clear(iterpool);
       path = svn_fs__canonicalize_abspath(given, iterpool);
-      SVN_ERR(path_mergeinfo(&mergeinfo, root, path, inherit,
-                             adjust_inherited_mergeinfo, iterpool,
+      SVN_ERR(path_mergeinfo(&mergeinfo, root, path, how, adjust, iterpool,
                              iterpool));
       if (mergeinfo)
         SVN_ERR(receiver(given, mergeinfo, baton, iterpool));
-      if (include_descendants)
+      if (deep)
         {
           const svn_fs_fs__noderev_t *noderev;
 

@@ -227,15 +227,18 @@ svn_error_t *
 svn_fs_fs__info_fsap(const void **fsap_info, svn_fs_t *fs,
                      apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  svn_fs_fsfs_info_t *info = apr_pcalloc(result_pool, sizeof(*info));
+  const svn_fs_fs__data_t *data = SVN_FS_FS__DATA(fs);
+  svn_fs_fsfs_info_t *out;
 
+  /* Another process may have packed since we opened: report the pack
+     boundary as it is on disk now. */
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
-  info->fs_type = SVN_FS_TYPE_FSFS;
-  info->shard_size = ffd->max_files_per_dir;
-  info->min_unpacked_rev = ffd->min_unpacked_rev;
-  info->log_addressing = ffd->use_log_addressing;
-  *fsap_info = info;
+  out = apr_pcalloc(result_pool, sizeof(*out));
+  out->min_unpacked_rev = data->min_unpacked_rev;
+  out->log_addressing = data->use_log_addressing;
+  out->shard_size = data->max_files_per_dir;
+  out->fs_type = SVN_FS_TYPE_FSFS;
+  *fsap_info = out;
   return SVN_NO_ERROR;
 }
 

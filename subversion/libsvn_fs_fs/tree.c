@@ -745,7 +745,7 @@ static const root_vtable_t revision_root_vtable = {
   root_contents_changed,
   root_get_file_delta_stream,
   root_merge,
-  svn_fs_fs__get_mergeinfo
+  svn_fs_fs__root_mergeinfo
 };
 
 svn_boolean_t

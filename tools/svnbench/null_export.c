@@ -100,15 +100,17 @@ apply_textdelta(void *file_baton, const char *base_checksum,
 static svn_delta_editor_t *
 make_counting_editor(apr_pool_t *pool)
 {
-  svn_delta_editor_t *editor = svn_delta_default_editor(pool);
+  /* Start from the do-nothing editor; an export only ever adds, so the
+     add callbacks, both property setters and the delta handler are all
+     we need to count. */
+  svn_delta_editor_t *ed = svn_delta_default_editor(pool);
 
-  editor->open_root = open_root;
-  editor->add_directory = add_directory;
-  editor->add_file = add_file;
-  editor->change_dir_prop = change_prop;
-  editor->change_file_prop = change_prop;
-  editor->apply_textdelta = apply_textdelta;
-  return editor;
+  ed->apply_textdelta = apply_textdelta;
+  ed->change_file_prop = ed->change_dir_prop = change_prop;
+  ed->add_file = add_file;
+  ed->add_directory = add_directory;
+  ed->open_root = open_root;
+  return ed;
 }
 
 svn_error_t *

@@ -81,18 +81,22 @@ svnbench_null_log(svnbench_totals_t *totals, const svnbench_env_t *env,
   const svnbench_opts_t *opts = env->opts;
   svn_ra_session_t *session;
   svn_revnum_t start, end;
-  apr_array_header_t *paths = apr_array_make(scratch_pool, 1,
-                                             sizeof(const char *));
-  apr_array_header_t *revprops = apr_array_make(scratch_pool, 3,
-                                                sizeof(const char *));
+  /* What `svn log` asks for: author and date always, the message
+     unless quiet.  The session root is the only target. */
+  static const char *const wanted[] = {
+    SVN_PROP_REVISION_AUTHOR, SVN_PROP_REVISION_DATE, SVN_PROP_REVISION_LOG
+  };
+  apr_array_header_t *revprops, *paths;
+  int n_wanted = opts->quiet ? 2 : 3, k;
+
+  paths = apr_array_make(scratch_pool, 1, sizeof(const char *));
+  *(const char **)apr_array_push(paths) = "";
+  revprops = apr_array_make(scratch_pool, n_wanted, sizeof(const char *));
+  for (k = 0; k < n_wanted; k++)
+    *(const char **)apr_array_push(revprops) = wanted[k];
 
   SVN_ERR(svnbench_open_session(&session, env, scratch_pool, scratch_pool));
   SVN_ERR(resolve_range(&start, &end, session, opts, scratch_pool));
-  APR_ARRAY_PUSH(paths, const char *) = "";
-  APR_ARRAY_PUSH(revprops, const char *) = SVN_PROP_REVISION_AUTHOR;
-  APR_ARRAY_PUSH(revprops, const char *) = SVN_PROP_REVISION_DATE;
-  if (!opts->quiet)
-    APR_ARRAY_PUSH(revprops, const char *) = SVN_PROP_REVISION_LOG;
   totals->revision = start;
   return svn_ra_get_log2(session, paths, start, end, opts->limit,
                          opts->verbose, FALSE /* strict_node_history */,
