@@ -7,7 +7,7 @@
  *
  *   codecs      id.h noderev_codec.h changes_codec.h dirent_codec.h
  *               footer.h index_codec.h svndiff.h rep_header.h hashdump.h
- *               format.h revprops_codec.h
+ *               format.h revprops_codec.h scan.h
  *   indexes     index.h
  *   storage     paths.h revfile.h rep_read.h node.h revprops.h create.h
  *               fsconf.h

@@ -1,0 +1,69 @@
+/* scan.c --- digit scanning shared by the codecs (scan.h). */
+#include "scan.h"
+
+svn_boolean_t
+svn_fs_fs__scan_decimal_prefix(apr_uint64_t *value, const char **p,
+                               const char *end, apr_uint64_t max)
+{
+  const char *s = *p;
+  apr_uint64_t v = 0;
+
+  if (s == end || *s < '0' || *s > '9')
+    return FALSE;
+  for (; s < end && *s >= '0' && *s <= '9'; s++)
+    {
+      unsigned digit = (unsigned)(*s - '0');
+
+      /* v * 10 + digit <= max, written so that nothing wraps. */
+      if (digit > max || v > (max - digit) / 10)
+        return FALSE;
+      v = v * 10 + digit;
+    }
+  *value = v;
+  *p = s;
+  return TRUE;
+}
+
+svn_boolean_t
+svn_fs_fs__scan_decimal(apr_uint64_t *value, const char *s, apr_size_t len,
+                        apr_uint64_t max)
+{
+  const char *p = s;
+  apr_uint64_t v;
+
+  if (!svn_fs_fs__scan_decimal_prefix(&v, &p, s + len, max) || p != s + len)
+    return FALSE;
+  *value = v;
+  return TRUE;
+}
+
+/* Value of hex digit C (either case), or -1. */
+static int
+hex_digit(char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+svn_boolean_t
+svn_fs_fs__scan_hex(unsigned char *bytes, const char *s, apr_size_t len)
+{
+  apr_size_t i;
+
+  if (len % 2)
+    return FALSE;
+  for (i = 0; i < len; i += 2)
+    {
+      int hi = hex_digit(s[i]), lo = hex_digit(s[i + 1]);
+
+      if (hi < 0 || lo < 0)
+        return FALSE;
+      bytes[i / 2] = (unsigned char)(hi * 16 + lo);
+    }
+  return TRUE;
+}
