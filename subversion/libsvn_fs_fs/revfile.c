@@ -8,11 +8,11 @@
  *     -> file_set_t (ffd->open_files, lives in a subpool of fs->pool)
  *          a few slot_file_t slots, keyed by (first revision, packed)
  *          each: OS handle, size, footer once parsed, manifest once
- *                parsed, and one aligned read block
+ *                parsed, and a few aligned read blocks (LRU)
  *     -> handle_t in the caller's RESULT_POOL referencing a slot
  *   svn_fs_fs__revfile_read(handle, offset, len)
- *     -> served from the slot's block (pread of block_size bytes when
- *        the block does not hold the range)
+ *     -> served from one of the slot's blocks (pread of block_size bytes,
+ *        into the least recently used block, when none holds the range)
  *
  * Lifetimes: a shared slot is only closed when no handle references it
  * (REFCOUNT); handles drop their reference on svn_fs_fs__revfile_close()
@@ -21,8 +21,17 @@
  * Nothing the caller receives lives in a pool the caller may clear except
  * the handle itself.
  *
- * The block is the unit a future block-read (parse every item of a block
- * by the P2L index and cache them all) will build on.
+ * Why several blocks per file: a pack file holds a whole shard, and a
+ * reader walking its revisions alternates between distant parts of it
+ * (the L2P pages near the end, the changed-path lists at the start, the
+ * root node of each revision in the middle).  With a single block every
+ * step re-read 64 KiB it had just dropped; a handful of blocks per file
+ * turns that into one read per block.  The budget is per file
+ * (BLOCK_CACHE_BYTES, at least MIN_BLOCKS blocks), allocated only as the
+ * file is actually read.
+ *
+ * The block is also the unit a future block-read (parse every item of a
+ * block by the P2L index and cache them all) will build on.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,6 +52,21 @@
 /* Read block bounds when fsfs.conf's block-size is unset or odd. */
 #define DEFAULT_BLOCK_SIZE (64 * 1024)
 #define MAX_BLOCK_SIZE (4 * 1024 * 1024)
+
+/* Read blocks kept per open file: as many as fit in BLOCK_CACHE_BYTES,
+   but never fewer than MIN_BLOCKS nor more than MAX_BLOCKS. */
+#define BLOCK_CACHE_BYTES (1024 * 1024)
+#define MIN_BLOCKS 2
+#define MAX_BLOCKS 16
+
+/* One aligned read block of a file. */
+typedef struct read_block_t
+{
+  unsigned char *data;            /* NULL until first used             */
+  apr_off_t start;                /* -1: holds nothing                 */
+  apr_size_t len;                 /* valid bytes in DATA               */
+  apr_uint64_t last_use;
+} read_block_t;
 
 typedef struct handle_t handle_t;
 typedef struct file_set_t file_set_t;
@@ -70,10 +94,10 @@ typedef struct slot_file_t
      the index layer (svn_fs_fs__revfile_memo). */
   void *memo[SVN_FS_FS__REVFILE_MEMO_SLOTS];
 
-  unsigned char *block;
   apr_size_t block_size;
-  apr_off_t block_start;
-  apr_size_t block_len;           /* valid bytes in BLOCK              */
+  int block_count;                /* entries of BLOCKS                 */
+  apr_uint64_t block_clock;       /* LRU stamp source for BLOCKS       */
+  read_block_t blocks[MAX_BLOCKS];
 } slot_file_t;
 
 struct file_set_t
@@ -171,6 +195,15 @@ block_size_of(svn_fs_t *fs)
   return (apr_size_t)size;
 }
 
+/* How many read blocks of BLOCK_SIZE bytes a file keeps. */
+static int
+blocks_per_file(apr_size_t block_size)
+{
+  apr_size_t n = BLOCK_CACHE_BYTES / block_size;
+
+  return n < MIN_BLOCKS ? MIN_BLOCKS : n > MAX_BLOCKS ? MAX_BLOCKS : (int)n;
+}
+
 /* Open PATH into a new shared slot allocated in a subpool of SET.  An
    APR error (ENOENT in particular) is returned unwrapped so that the
    caller can tell a missing file from a broken one. */
@@ -183,6 +216,7 @@ shared_open(slot_file_t **result, file_set_t *set, const char *path,
   apr_finfo_t finfo;
   apr_os_file_t fd;
   apr_status_t status;
+  int k;
 
   status = apr_file_open(&shared->file, path, APR_READ, APR_OS_DEFAULT, pool);
   if (!status)
@@ -199,7 +233,9 @@ shared_open(slot_file_t **result, file_set_t *set, const char *path,
   shared->fd = fd;
   shared->file_size = finfo.size;
   shared->block_size = block_size;
-  shared->block_start = -1;       /* BLOCK is allocated on first use */
+  shared->block_count = blocks_per_file(block_size);
+  for (k = 0; k < shared->block_count; k++)
+    shared->blocks[k].start = -1;  /* DATA is allocated on first use */
   *result = shared;
   return APR_SUCCESS;
 }
@@ -398,20 +434,61 @@ read_at(apr_size_t *got, slot_file_t *shared, void *buf, apr_size_t len,
   return SVN_NO_ERROR;
 }
 
-/* Make SHARED's block hold the aligned block containing OFFSET. */
+/* The block of SHARED holding the aligned block that starts at START,
+   or NULL. */
+static read_block_t *
+find_block(slot_file_t *shared, apr_off_t start)
+{
+  int k;
+
+  for (k = 0; k < shared->block_count; k++)
+    if (shared->blocks[k].start == start)
+      return &shared->blocks[k];
+  return NULL;
+}
+
+/* The block of SHARED to overwrite: an unused one, else the least
+   recently used. */
+static read_block_t *
+victim_block(slot_file_t *shared)
+{
+  read_block_t *victim = &shared->blocks[0];
+  int k;
+
+  for (k = 0; k < shared->block_count; k++)
+    {
+      if (shared->blocks[k].start < 0)
+        return &shared->blocks[k];
+      if (shared->blocks[k].last_use < victim->last_use)
+        victim = &shared->blocks[k];
+    }
+  return victim;
+}
+
+/* *BLOCK receives a block of SHARED holding the aligned block that
+   contains OFFSET (< file size), read from disk if no block has it.  The
+   read stops at the file size taken at open, so the tail block costs one
+   pread, not a second one that finds EOF. */
 static svn_error_t *
-load_block(slot_file_t *shared, apr_off_t offset)
+load_block(read_block_t **block, slot_file_t *shared, apr_off_t offset)
 {
   apr_off_t start = offset - offset % (apr_off_t)shared->block_size;
+  read_block_t *b = find_block(shared, start);
+  apr_size_t want;
 
-  if (shared->block_start == start)
-    return SVN_NO_ERROR;
-  if (shared->block == NULL)
-    shared->block = apr_palloc(shared->pool, shared->block_size);
-  shared->block_start = -1;
-  SVN_ERR(read_at(&shared->block_len, shared, shared->block,
-                  shared->block_size, start));
-  shared->block_start = start;
+  if (b == NULL)
+    {
+      b = victim_block(shared);
+      if (b->data == NULL)
+        b->data = apr_palloc(shared->pool, shared->block_size);
+      want = shared->file_size - start < (apr_off_t)shared->block_size
+           ? (apr_size_t)(shared->file_size - start) : shared->block_size;
+      b->start = -1;
+      SVN_ERR(read_at(&b->len, shared, b->data, want, start));
+      b->start = start;
+    }
+  b->last_use = ++shared->block_clock;
+  *block = b;
   return SVN_NO_ERROR;
 }
 
@@ -440,14 +517,15 @@ svn_fs_fs__revfile_read(void *buf, apr_size_t len,
     }
   while (len > 0)
     {
+      read_block_t *block;
       apr_size_t at, n;
 
-      SVN_ERR(load_block(shared, offset));
-      at = (apr_size_t)(offset - shared->block_start);
-      if (at >= shared->block_len)
+      SVN_ERR(load_block(&block, shared, offset));
+      at = (apr_size_t)(offset - block->start);
+      if (at >= block->len)
         return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
-      n = shared->block_len - at < len ? shared->block_len - at : len;
-      memcpy(out, shared->block + at, n);
+      n = block->len - at < len ? block->len - at : len;
+      memcpy(out, block->data + at, n);
       out += n;
       offset += n;
       len -= n;
@@ -553,6 +631,7 @@ svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
                          apr_off_t offset)
 {
   slot_file_t *shared = shared_of(file);
+  read_block_t *block;
 
   SVN_ERR_ASSERT(shared != NULL);
   if (offset < 0 || offset >= shared->file_size)
@@ -560,12 +639,12 @@ svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
                                                                 file->pool),
              "Block read at offset %" APR_OFF_T_FMT " outside the file",
              offset);
-  SVN_ERR(load_block(shared, offset));
-  if ((apr_size_t)(offset - shared->block_start) >= shared->block_len)
+  SVN_ERR(load_block(&block, shared, offset));
+  if ((apr_size_t)(offset - block->start) >= block->len)
     return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
-  *block_start = shared->block_start;
-  *data = shared->block + (offset - shared->block_start);
-  *len = shared->block_len - (apr_size_t)(offset - shared->block_start);
+  *block_start = block->start;
+  *data = block->data + (offset - block->start);
+  *len = block->len - (apr_size_t)(offset - block->start);
   return SVN_NO_ERROR;
 }
 

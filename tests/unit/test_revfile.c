@@ -383,6 +383,49 @@ test_handle_lifetimes(void **state)
   svn_pool_destroy(outer);       /* ... then the handles go */
 }
 
+/* Reads scattered over many more blocks than a file keeps (4 KiB blocks
+   over 256 KiB), revisiting some and straddling block edges, return the
+   file's bytes: the block LRU evicts and refills correctly. */
+static void
+test_block_lru(void **state)
+{
+  const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
+                                                     : "/tmp",
+                                    "fsfs7-test-revfile-lru", pool);
+  apr_size_t size = 256 * 1024, k;
+  unsigned char *bytes = apr_palloc(pool, size);
+  unsigned char buf[300];
+  svn_fs_fs__revfile_t *file;
+  svn_fs_t *fs;
+
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+  CHECK(svn_io_copy_dir_recursively(vector_db("f8small"),
+                                    svn_dirent_dirname(dir, pool),
+                                    svn_dirent_basename(dir, pool),
+                                    FALSE, NULL, NULL, pool));
+  for (k = 0; k < size; k++)
+    bytes[k] = (unsigned char)((k * 2654435761u) >> 13);
+  CHECK(svn_io_remove_file2(svn_dirent_join(dir, "revs/0/1", pool), FALSE,
+                            pool));
+  CHECK(svn_io_file_create_bytes(svn_dirent_join(dir, "revs/0/1", pool),
+                                 bytes, size, pool));
+  fs = make_fs(dir, FALSE, pool);
+  SVN_FS_FS__DATA(fs)->block_size = 4096;
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 1, pool, pool));
+  for (k = 0; k < 2000; k++)
+    {
+      /* A few hot blocks mixed into a sweep over all 64 of them. */
+      apr_off_t at = (k % 3 == 0) ? (apr_off_t)((k % 5) * 4096 + 4000)
+                   : (apr_off_t)((k * 40503u) % (size - sizeof(buf)));
+      CHECK(svn_fs_fs__revfile_read(buf, sizeof(buf), file, at));
+      assert_memory_equal(buf, bytes + at, sizeof(buf));
+    }
+  CHECK(svn_fs_fs__revfile_read(buf, 100, file, (apr_off_t)size - 100));
+  assert_memory_equal(buf, bytes + size - 100, 100);
+  CHECK(svn_fs_fs__revfile_close(file));
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
 /* Copy the f8small vector repository to a scratch dir, damage byte AT of
    r1 (XOR MASK) and return the verify_indexes error. */
 static svn_error_t *
@@ -542,6 +585,7 @@ main(void)
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_stale_min_unpacked),
     cmocka_unit_test(test_handle_lifetimes),
+    cmocka_unit_test(test_block_lru),
     cmocka_unit_test(test_verify_damage),
     cmocka_unit_test(test_damaged_lookups),
     cmocka_unit_test(test_reference_repos),
