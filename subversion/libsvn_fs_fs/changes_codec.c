@@ -14,6 +14,13 @@
 #include "corrupt.h"
 #include "id.h"
 #include "changes_codec.h"
+#include "scan.h"
+
+/* The largest copy-source revision accepted (CHANGES-5): every number
+   whose leading digits stay within APR_INT32_MAX / 10, which is what this
+   parser has always let through.  It is 2 above APR_INT32_MAX, the limit
+   noderev_codec.c puts on the same field of a node-rev. */
+#define COPYFROM_REV_MAX ((apr_uint64_t)APR_INT32_MAX / 10 * 10 + 9)
 
 svn_fs_fs__change_scan_t
 svn_fs_fs__change_scan(apr_size_t *len_p, const char *data, apr_size_t len)
@@ -155,7 +162,7 @@ parse_copyfrom_line(svn_fs_fs__change_t *change, const char *s,
                     const char *end, apr_pool_t *pool)
 {
   const char *space;
-  apr_int64_t rev = 0;
+  apr_uint64_t rev;
 
   change->copyfrom_known = TRUE;
   change->copyfrom_rev = SVN_INVALID_REVNUM;
@@ -166,12 +173,8 @@ parse_copyfrom_line(svn_fs_fs__change_t *change, const char *s,
   if (space == NULL || space == s || space + 1 == end || space[1] != '/'
       || memchr(space, '\0', end - space) != NULL)
     return FALSE;
-  for (; s < space; s++)
-    {
-      if (*s < '0' || *s > '9' || rev > APR_INT32_MAX / 10)
-        return FALSE;
-      rev = rev * 10 + (*s - '0');
-    }
+  if (!svn_fs_fs__scan_decimal(&rev, s, space - s, COPYFROM_REV_MAX))
+    return FALSE;
   change->copyfrom_rev = (svn_revnum_t)rev;
   change->copyfrom_path = apr_pstrmemdup(pool, space + 1, end - space - 1);
   return TRUE;

@@ -15,6 +15,7 @@
 #include "corrupt.h"
 #include "id.h"
 #include "dirent_codec.h"
+#include "scan.h"
 
 /* Parser position. */
 typedef struct cursor_t
@@ -29,7 +30,8 @@ static svn_error_t *
 read_record(char *tag_out, const char **bytes, apr_size_t *bytes_len,
             cursor_t *c)
 {
-  apr_size_t avail = c->end - c->p, n = 0;
+  apr_size_t avail = c->end - c->p;
+  apr_uint64_t n;
   const char *s;
 
   if (avail >= 4 && memcmp(c->p, "END\n", 4) == 0)
@@ -42,13 +44,10 @@ read_record(char *tag_out, const char **bytes, apr_size_t *bytes_len,
     return svn_fs_fs__corrupt("DIRENT-1", c->where,
                               "Malformed directory listing (record header)");
   *tag_out = c->p[0];
-  for (s = c->p + 2; s < c->end && *s >= '0' && *s <= '9'; s++)
-    {
-      if (n > (APR_SIZE_MAX - 9) / 10)
-        break;
-      n = n * 10 + (apr_size_t)(*s - '0');
-    }
-  if (s == c->p + 2 || s == c->end || *s != '\n'
+  s = c->p + 2;
+  /* The limit keeps n + 1 below from wrapping. */
+  if (!svn_fs_fs__scan_decimal_prefix(&n, &s, c->end, APR_SIZE_MAX - 1)
+      || s == c->end || *s != '\n'
       || (apr_size_t)(c->end - s - 1) < n + 1 || s[1 + n] != '\n')
     return svn_fs_fs__corrupt("DIRENT-1", c->where,
                               "Malformed directory listing (record length)");

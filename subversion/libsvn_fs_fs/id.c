@@ -13,6 +13,7 @@
 #include "svn_string.h"
 
 #include "id.h"
+#include "scan.h"
 
 /* ------------------------------------------------------------------ */
 /* Number scanning                                                      */
@@ -48,34 +49,13 @@ scan_b36(apr_uint64_t *value, const char *s, apr_size_t len)
   return TRUE;
 }
 
-/* Parse all LEN bytes at S as a non-empty decimal number <= MAX. */
-static svn_boolean_t
-scan_dec(apr_uint64_t *value, const char *s, apr_size_t len,
-         apr_uint64_t max)
-{
-  apr_uint64_t v = 0;
-  apr_size_t i;
-
-  if (len == 0)
-    return FALSE;
-  for (i = 0; i < len; i++)
-    {
-      unsigned d = (unsigned char)s[i] - '0';
-      if (d > 9 || v > (max - d) / 10)
-        return FALSE;
-      v = v * 10 + d;
-    }
-  *value = v;
-  return TRUE;
-}
-
 /* A revision number: decimal, fits svn_revnum_t. */
 static svn_boolean_t
 scan_rev(svn_revnum_t *rev, const char *s, apr_size_t len)
 {
   apr_uint64_t v;
 
-  if (!scan_dec(&v, s, len, (apr_uint64_t)LONG_MAX))
+  if (!svn_fs_fs__scan_decimal(&v, s, len, (apr_uint64_t)LONG_MAX))
     return FALSE;
   *rev = (svn_revnum_t)v;
   return TRUE;
@@ -231,8 +211,8 @@ parse_location(svn_fs_fs__id_t *id, const char *s, apr_size_t len)
   if (slash == NULL)
     return FALSE;
   return scan_rev(&id->rev_item.revision, s + 1, slash - s - 1)
-         && scan_dec(&id->rev_item.number, slash + 1,
-                     len - (slash + 1 - s), APR_UINT64_MAX);
+         && svn_fs_fs__scan_decimal(&id->rev_item.number, slash + 1,
+                                    len - (slash + 1 - s), APR_UINT64_MAX);
 }
 
 svn_fs_fs__id_t *

@@ -15,6 +15,7 @@
 #include "corrupt.h"
 #include "id.h"
 #include "noderev_codec.h"
+#include "scan.h"
 
 apr_size_t
 svn_fs_fs__noderev_record_len(const char *data, apr_size_t len)
@@ -39,27 +40,6 @@ svn_fs_fs__noderev_record_len(const char *data, apr_size_t len)
 /* ------------------------------------------------------------------ */
 /* Small scanners                                                       */
 
-/* Parse all LEN bytes at S as decimal into *VALUE (<= MAX). */
-static svn_boolean_t
-scan_number(apr_uint64_t *value, const char *s, apr_size_t len,
-            apr_uint64_t max)
-{
-  apr_uint64_t v = 0;
-  apr_size_t i;
-
-  if (len == 0)
-    return FALSE;
-  for (i = 0; i < len; i++)
-    {
-      unsigned d = (unsigned char)s[i] - '0';
-      if (d > 9 || v > (max - d) / 10)
-        return FALSE;
-      v = v * 10 + d;
-    }
-  *value = v;
-  return TRUE;
-}
-
 /* A revision: decimal, or "-1" when ALLOW_TXN (a revision yet to come). */
 static svn_boolean_t
 scan_revision(svn_revnum_t *rev, const char *s, apr_size_t len,
@@ -72,31 +52,9 @@ scan_revision(svn_revnum_t *rev, const char *s, apr_size_t len,
       *rev = SVN_INVALID_REVNUM;
       return TRUE;
     }
-  if (!scan_number(&v, s, len, (apr_uint64_t)APR_INT32_MAX))
+  if (!svn_fs_fs__scan_decimal(&v, s, len, (apr_uint64_t)APR_INT32_MAX))
     return FALSE;
   *rev = (svn_revnum_t)v;
-  return TRUE;
-}
-
-/* Decode LEN hex digits at S into LEN/2 bytes at DIGEST. */
-static svn_boolean_t
-scan_hex(unsigned char *digest, const char *s, apr_size_t len)
-{
-  apr_size_t i;
-
-  for (i = 0; i < len; i++)
-    {
-      char c = s[i];
-      int v = (c >= '0' && c <= '9') ? c - '0'
-            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-      if (v < 0)
-        return FALSE;
-      if (i % 2 == 0)
-        digest[i / 2] = (unsigned char)(v << 4);
-      else
-        digest[i / 2] |= (unsigned char)v;
-    }
   return TRUE;
 }
 
@@ -157,22 +115,22 @@ decode_rep_tokens(svn_fs_fs__rep_t *rep, const char **tok,
 {
   apr_uint64_t v;
 
-  if (n < 5 || !scan_number(&rep->item_index, tok[1], tok_len[1],
-                            APR_UINT64_MAX))
+  if (n < 5 || !svn_fs_fs__scan_decimal(&rep->item_index, tok[1],
+                                        tok_len[1], APR_UINT64_MAX))
     return FALSE;
-  if (!scan_number(&v, tok[2], tok_len[2], APR_INT64_MAX))
+  if (!svn_fs_fs__scan_decimal(&v, tok[2], tok_len[2], APR_INT64_MAX))
     return FALSE;
   rep->size = (svn_filesize_t)v;
-  if (!scan_number(&v, tok[3], tok_len[3], APR_INT64_MAX))
+  if (!svn_fs_fs__scan_decimal(&v, tok[3], tok_len[3], APR_INT64_MAX))
     return FALSE;
   rep->expanded_size = (svn_filesize_t)v;
   if (tok_len[4] != 2 * APR_MD5_DIGESTSIZE
-      || !scan_hex(rep->md5_digest, tok[4], tok_len[4]))
+      || !svn_fs_fs__scan_hex(rep->md5_digest, tok[4], tok_len[4]))
     return FALSE;
   if (n >= 6 && !is_dash(tok[5], tok_len[5]))
     {
       if (tok_len[5] != 2 * APR_SHA1_DIGESTSIZE
-          || !scan_hex(rep->sha1_digest, tok[5], tok_len[5]))
+          || !svn_fs_fs__scan_hex(rep->sha1_digest, tok[5], tok_len[5]))
         return FALSE;
       rep->has_sha1 = TRUE;
     }
@@ -330,7 +288,7 @@ parse_field(svn_fs_fs__noderev_t *nr, pending_t *pend, const char *line,
     }
   else if (FIELD_IS("count"))
     {
-      if (!scan_number(&v, value, value_len, APR_INT32_MAX))
+      if (!svn_fs_fs__scan_decimal(&v, value, value_len, APR_INT32_MAX))
         return svn_fs_fs__corrupt("NODEREV-4", where,
                                   "Malformed predecessor count");
       nr->predecessor_count = (int)v;
@@ -358,7 +316,7 @@ parse_field(svn_fs_fs__noderev_t *nr, pending_t *pend, const char *line,
     pend->copyroot = value, pend->copyroot_len = value_len;
   else if (FIELD_IS("minfo-cnt"))
     {
-      if (!scan_number(&v, value, value_len, APR_INT64_MAX))
+      if (!svn_fs_fs__scan_decimal(&v, value, value_len, APR_INT64_MAX))
         return svn_fs_fs__corrupt("NODEREV-9", where,
                                   "Malformed mergeinfo count in node-rev");
       nr->mergeinfo_count = (apr_int64_t)v;
