@@ -6,64 +6,41 @@
  * else, since a damaged end of file is the first thing a crash or a
  * truncated copy leaves behind.
  */
-#include <string.h>
 #include <apr_strings.h>
 
 #include "corrupt.h"
 #include "footer.h"
+#include "scan.h"
 
 /* Decimal numbers above this many digits cannot be file offsets we
-   accept (keeps the arithmetic below far from overflow). */
+   accept (and any 18 digits fit an apr_off_t). */
 #define MAX_DIGITS 18
 
-/* Parse a decimal number in [*P, END) that is followed by one of the
-   bytes in STOPS; advance *P to that byte.
+/* Parse a decimal number of at most MAX_DIGITS digits at *P (< END) that
+   is followed by the byte STOP; advance *P to that byte.
    FALSE if there is no digit, too many digits or another byte. */
 static svn_boolean_t
-parse_decimal(apr_off_t *value, const char **p, const char *end,
-              const char *stops)
+parse_decimal(apr_off_t *value, const char **p, const char *end, char stop)
 {
   const char *s = *p;
-  apr_off_t result = 0;
+  const char *digits_end = end - s > MAX_DIGITS ? s + MAX_DIGITS : end;
+  apr_uint64_t v;
 
-  while (s < end && *s >= '0' && *s <= '9' && s - *p < MAX_DIGITS)
-    result = result * 10 + (*s++ - '0');
-  if (s == *p)
+  if (!svn_fs_fs__scan_decimal_prefix(&v, &s, digits_end, APR_INT64_MAX)
+      || s == end || *s != stop)
     return FALSE;
-  if (s == end || *s == '\0' || strchr(stops, *s) == NULL)
-    return FALSE;
-  *value = result;
+  *value = (apr_off_t)v;
   *p = s;
   return TRUE;
-}
-
-static int
-hex_value(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
 }
 
 /* Parse 32 hex digits at *P into DIGEST and advance *P. */
 static svn_boolean_t
 parse_md5(unsigned char *digest, const char **p, const char *end)
 {
-  int k;
-
-  if (end - *p < 2 * APR_MD5_DIGESTSIZE)
+  if (end - *p < 2 * APR_MD5_DIGESTSIZE
+      || !svn_fs_fs__scan_hex(digest, *p, 2 * APR_MD5_DIGESTSIZE))
     return FALSE;
-  for (k = 0; k < APR_MD5_DIGESTSIZE; k++)
-    {
-      int hi = hex_value((*p)[2 * k]), lo = hex_value((*p)[2 * k + 1]);
-      if (hi < 0 || lo < 0)
-        return FALSE;
-      digest[k] = (unsigned char)(hi * 16 + lo);
-    }
   *p += 2 * APR_MD5_DIGESTSIZE;
   return TRUE;
 }
@@ -82,11 +59,11 @@ expect(const char **p, const char *end, char c)
 static svn_boolean_t
 parse_footer_text(svn_fs_fs__footer_t *footer, const char *p, const char *end)
 {
-  return parse_decimal(&footer->l2p_offset, &p, end, " ")
+  return parse_decimal(&footer->l2p_offset, &p, end, ' ')
          && expect(&p, end, ' ')
          && parse_md5(footer->l2p_md5, &p, end)
          && expect(&p, end, ' ')
-         && parse_decimal(&footer->p2l_offset, &p, end, " ")
+         && parse_decimal(&footer->p2l_offset, &p, end, ' ')
          && expect(&p, end, ' ')
          && parse_md5(footer->p2l_md5, &p, end)
          && p == end;
@@ -181,9 +158,9 @@ svn_fs_fs__trailer_parse(apr_off_t *root_offset, apr_off_t *changes_offset,
     return svn_fs_fs__corrupt("TRAILER-1", where,
                               "Revision trailer line is too long");
   line_start = rev_len - (end - line);
-  if (!parse_decimal(root_offset, &line, end, " ")
+  if (!parse_decimal(root_offset, &line, end, ' ')
       || !expect(&line, end, ' ')
-      || !parse_decimal(changes_offset, &line, end, "\n")
+      || !parse_decimal(changes_offset, &line, end, '\n')
       || line + 1 != end)
     return svn_fs_fs__corrupt("TRAILER-1", where,
                               "Malformed revision trailer line");
@@ -208,7 +185,7 @@ svn_fs_fs__manifest_parse(apr_off_t **offsets, const char *data,
 
   for (k = 0; k < expected_count; k++)
     {
-      if (!parse_decimal(&result[k], &p, end, "\n") || !expect(&p, end, '\n'))
+      if (!parse_decimal(&result[k], &p, end, '\n') || !expect(&p, end, '\n'))
         return svn_fs_fs__corrupt("MANIFEST-1", where,
                                   "Manifest line %d is malformed", k + 1);
       /* MANIFEST-2: starts at 0, strictly increasing, inside the pack. */

@@ -11,30 +11,7 @@
 
 #include "corrupt.h"
 #include "rep_header.h"
-
-/* Parse the decimal number at *P (ending at END or a blank) into *VALUE,
-   which must not exceed MAX; advance *P past the digits.  FALSE on an
-   empty or non-digit field or an overflow. */
-static svn_boolean_t
-parse_number(apr_uint64_t *value, const char **p, const char *end,
-             apr_uint64_t max)
-{
-  const char *s = *p;
-  apr_uint64_t v = 0;
-
-  if (s == end || *s < '0' || *s > '9')
-    return FALSE;
-  for (; s < end && *s >= '0' && *s <= '9'; s++)
-    {
-      unsigned digit = (unsigned)(*s - '0');
-      if (v > (max - digit) / 10)
-        return FALSE;
-      v = v * 10 + digit;
-    }
-  *value = v;
-  *p = s;
-  return TRUE;
-}
+#include "scan.h"
 
 /* Parse the "<rev> <item> <len>" part of a delta header, LINE..END. */
 static svn_boolean_t
@@ -43,13 +20,14 @@ parse_base(svn_fs_fs__rep_header_t *header, const char *line,
 {
   apr_uint64_t rev, item, length;
 
-  if (!parse_number(&rev, &line, end, LONG_MAX) || line == end
-      || *line++ != ' ')
+  if (!svn_fs_fs__scan_decimal_prefix(&rev, &line, end, LONG_MAX)
+      || line == end || *line++ != ' ')
     return FALSE;
-  if (!parse_number(&item, &line, end, APR_UINT64_MAX) || line == end
-      || *line++ != ' ')
+  if (!svn_fs_fs__scan_decimal_prefix(&item, &line, end, APR_UINT64_MAX)
+      || line == end || *line++ != ' ')
     return FALSE;
-  if (!parse_number(&length, &line, end, APR_INT64_MAX) || line != end)
+  if (!svn_fs_fs__scan_decimal_prefix(&length, &line, end, APR_INT64_MAX)
+      || line != end)
     return FALSE;
 
   header->base_revision = (svn_revnum_t)rev;
