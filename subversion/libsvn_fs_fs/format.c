@@ -13,6 +13,7 @@
 
 #include "corrupt.h"
 #include "format.h"
+#include "scan.h"
 
 /* Parse the decimal number of LEN bytes at S into *VALUE; FALSE if it is
    empty, has a non-digit or exceeds INT_MAX / 2 (a sane upper bound for
@@ -20,17 +21,11 @@
 static svn_boolean_t
 parse_small_number(int *value, const char *s, apr_size_t len)
 {
-  apr_size_t i;
-  apr_int64_t v = 0;
+  apr_uint64_t v;
 
-  if (len == 0 || len > 9)
+  /* Nine digits at most: below INT_MAX / 2 whatever they are. */
+  if (len > 9 || !svn_fs_fs__scan_decimal(&v, s, len, APR_INT32_MAX))
     return FALSE;
-  for (i = 0; i < len; i++)
-    {
-      if (s[i] < '0' || s[i] > '9')
-        return FALSE;
-      v = v * 10 + (s[i] - '0');
-    }
   *value = (int)v;
   return TRUE;
 }

@@ -15,6 +15,7 @@
 
 #include "corrupt.h"
 #include "hashdump.h"
+#include "scan.h"
 
 /* Read cursor over the input. */
 typedef struct cursor_t
@@ -37,14 +38,11 @@ read_length(apr_size_t *len, cursor_t *c, char tag)
                               tag);
   c->p += 2;
   digits = c->p;
-  while (c->p < c->end && *c->p >= '0' && *c->p <= '9')
-    {
-      v = v * 10 + (*c->p - '0');
-      if (v > APR_INT32_MAX)
-        return svn_fs_fs__corrupt("HASH-2", c->where,
-                                  "Property length too large");
-      c->p++;
-    }
+  /* With a digit at hand, only an overflow can fail the scan. */
+  if (c->p < c->end && *c->p >= '0' && *c->p <= '9'
+      && !svn_fs_fs__scan_decimal_prefix(&v, &c->p, c->end, APR_INT32_MAX))
+    return svn_fs_fs__corrupt("HASH-2", c->where,
+                              "Property length too large");
   if (c->p == digits || c->p == c->end || *c->p != '\n')
     return svn_fs_fs__corrupt("HASH-2", c->where,
                               "Malformed length line in property list");

@@ -28,6 +28,7 @@
 #include "paths.h"
 #include "repo.h"
 #include "revprops.h"
+#include "scan.h"
 
 /* Read the whole small file db/NAME into *CONTENTS (RESULT_POOL). */
 static svn_error_t *
@@ -62,20 +63,14 @@ read_format(svn_fs_fs__data_t *ffd, svn_fs_t *fs, apr_pool_t *scratch_pool)
 static svn_boolean_t
 parse_revnum(svn_revnum_t *rev, const char *s, apr_size_t len)
 {
-  apr_size_t i;
-  svn_revnum_t v = 0;
+  apr_uint64_t v;
 
   if (len > 0 && s[len - 1] == '\n')
     len--;
-  if (len == 0 || len > 18)
+  /* 18 digits at most: always fits an svn_revnum_t. */
+  if (len > 18 || !svn_fs_fs__scan_decimal(&v, s, len, APR_INT64_MAX))
     return FALSE;
-  for (i = 0; i < len; i++)
-    {
-      if (s[i] < '0' || s[i] > '9')
-        return FALSE;
-      v = v * 10 + (s[i] - '0');
-    }
-  *rev = v;
+  *rev = (svn_revnum_t)v;
   return TRUE;
 }
 

@@ -12,22 +12,21 @@
 
 #include "corrupt.h"
 #include "revprops_codec.h"
+#include "scan.h"
 
 /* Parse a decimal number of at most 18 digits at *P (< END), stopping at
-   the first non-digit; FALSE if there is no digit at all. */
+   the first non-digit; FALSE if there is no digit at all.  (18 digits
+   always fit an apr_int64_t.) */
 static svn_boolean_t
 take_number(apr_int64_t *value, const char **p, const char *end)
 {
-  const char *start = *p;
-  apr_int64_t v = 0;
+  const char *digits_end = end - *p > 18 ? *p + 18 : end;
+  apr_uint64_t v;
 
-  while (*p < end && **p >= '0' && **p <= '9' && *p - start < 18)
-    {
-      v = v * 10 + (**p - '0');
-      (*p)++;
-    }
-  *value = v;
-  return *p > start;
+  if (!svn_fs_fs__scan_decimal_prefix(&v, p, digits_end, APR_INT64_MAX))
+    return FALSE;
+  *value = (apr_int64_t)v;
+  return TRUE;
 }
 
 /* Expect byte C at *P and step over it. */
