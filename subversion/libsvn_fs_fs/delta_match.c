@@ -1,0 +1,306 @@
+/* delta_match.c --- greedy copy finder for one delta window (delta_match.h).
+ *
+ * How it works (doc/format/svndiff.md §7 gives the reasons):
+ *
+ *   1. Every position of the source view is entered in two hash tables,
+ *      one keyed on the KEY_LEN bytes starting there, one on the
+ *      LONG_KEY_LEN bytes (one slot per key, later positions overwrite
+ *      earlier ones).  Short keys find short matches; long keys tell
+ *      apart the many places where repetitive text (source code, XML)
+ *      shares its short keys, and so find the *right* copy.
+ *   2. The target is scanned left to right.  At each position up to four
+ *      candidates are tried: the position that continues the alignment of
+ *      the last source copy (after a small edit, the text resumes where
+ *      it left off), the two source-table hits, and the last earlier
+ *      target position with the same short key.  Each candidate is
+ *      verified and extended forwards as far as the bytes agree and
+ *      backwards into the pending literal run.
+ *   3. The longest candidate wins if it is at least as long as the minimum
+ *      the caller set for its kind (source or target copy): the pending
+ *      literals become a "new" instruction, the match a copy, and the
+ *      scan continues after it.  Otherwise the scan moves one byte on.
+ *
+ * Work per target byte is bounded by a constant (four lookups, a failed
+ * candidate compares at most the minimum match length plus what it shares
+ * with the accepted one) plus the length of accepted matches, so a window
+ * costs linear time whatever its content.  Correctness does not depend on
+ * the hashes: every copy is verified byte by byte before it is emitted.
+ */
+#include <string.h>
+
+#include "delta_match.h"
+
+/* Bytes hashed per position: one 64-bit word for the short key, four
+   for the long one. */
+#define KEY_LEN 8
+#define LONG_KEY_LEN 32
+
+/* Smallest hash table, in bits; keeps tiny windows from thrashing. */
+#define MIN_TABLE_BITS 8
+
+/* Odd 64-bit multiplier (2^64 / golden ratio) spreading keys over the
+   top bits, which pick the slot. */
+#define HASH_MUL APR_UINT64_C(0x9E3779B97F4A7C15)
+
+/* One hash table of positions: slot value 0 is empty, else position + 1. */
+typedef struct table_t
+{
+  apr_uint32_t *slots;
+  int bits;        /* bits in use for the current window */
+  int capacity;    /* bits allocated */
+} table_t;
+
+struct svn_fs_fs__delta_matcher_t
+{
+  table_t source;              /* short keys of the source view */
+  table_t source_long;         /* long keys of the source view */
+  table_t target;              /* short keys of target positions passed */
+
+  /* Source offset minus target offset of the last source copy: where the
+     source would continue.  Kept across windows, since consecutive
+     windows see consecutive source views (a hint only; verified). */
+  apr_int64_t drift;
+  svn_boolean_t have_drift;
+
+  apr_array_header_t *ops;
+  apr_size_t min_source;       /* shortest source copy taken */
+  apr_size_t min_target;       /* shortest target copy taken */
+  apr_pool_t *pool;
+};
+
+/* A verified candidate: LENGTH bytes of the target starting at TARGET_POS
+   equal the bytes at OFFSET of the source view or of the target. */
+typedef struct match_t
+{
+  svn_fs_fs__delta_action_t action;
+  apr_size_t offset;
+  apr_size_t target_pos;
+  apr_size_t length;
+} match_t;
+
+svn_fs_fs__delta_matcher_t *
+svn_fs_fs__delta_matcher_create(apr_size_t min_source_match,
+                                apr_size_t min_target_match,
+                                apr_pool_t *result_pool)
+{
+  svn_fs_fs__delta_matcher_t *m = apr_pcalloc(result_pool, sizeof(*m));
+
+  m->pool = result_pool;
+  m->min_source = min_source_match > KEY_LEN ? min_source_match : KEY_LEN;
+  m->min_target = min_target_match > KEY_LEN ? min_target_match : KEY_LEN;
+  m->ops = apr_array_make(result_pool, 64, sizeof(svn_fs_fs__delta_op_t));
+  return m;
+}
+
+/* Size TABLE for LEN positions (load factor at most 1) and empty it.  The
+   memory only grows, so the steady state allocates nothing. */
+static void
+table_reset(table_t *table, apr_size_t len, apr_pool_t *pool)
+{
+  int bits = MIN_TABLE_BITS;
+
+  while (bits < 31 && ((apr_size_t)1 << bits) < len)
+    bits++;
+  if (bits > table->capacity)
+    {
+      table->slots = apr_palloc(pool, sizeof(apr_uint32_t) << bits);
+      table->capacity = bits;
+    }
+  table->bits = bits;
+  memset(table->slots, 0, sizeof(apr_uint32_t) << bits);
+}
+
+/* The 64-bit word at P.  Its byte order does not matter: every table and
+   every lookup uses the same one. */
+static APR_INLINE apr_uint64_t
+word_at(const char *p)
+{
+  apr_uint64_t v;
+
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/* Hash of the KEY_LEN bytes at P. */
+static APR_INLINE apr_uint64_t
+key_at(const char *p)
+{
+  return word_at(p) * HASH_MUL;
+}
+
+/* Hash of the LONG_KEY_LEN bytes at P. */
+static APR_INLINE apr_uint64_t
+long_key_at(const char *p)
+{
+  apr_uint64_t h = word_at(p) * HASH_MUL;
+
+  h = (h ^ word_at(p + 8)) * HASH_MUL;
+  h = (h ^ word_at(p + 16)) * HASH_MUL;
+  return (h ^ word_at(p + 24)) * HASH_MUL;
+}
+
+static APR_INLINE apr_uint32_t *
+slot(const table_t *table, apr_uint64_t key)
+{
+  return &table->slots[key >> (64 - table->bits)];
+}
+
+/* Enter every position of the source view (LEN bytes) in both source
+   tables. */
+static void
+index_source(svn_fs_fs__delta_matcher_t *m, const char *text,
+             apr_size_t len)
+{
+  apr_size_t p;
+
+  for (p = 0; p + KEY_LEN <= len; p++)
+    *slot(&m->source, key_at(text + p)) = (apr_uint32_t)(p + 1);
+  for (p = 0; p + LONG_KEY_LEN <= len; p++)
+    *slot(&m->source_long, long_key_at(text + p)) = (apr_uint32_t)(p + 1);
+}
+
+/* Extend the candidate FROM[CAND] == TARGET[POS] both ways and store the
+   result in *M if it is longer than what *M holds.  FROM has FROM_LEN
+   bytes (for target copies FROM is TARGET and CAND < POS, and comparing
+   forwards is exactly what the byte-by-byte copy will produce, overlap
+   included).  Backwards, the match may only swallow pending literals,
+   i.e. not go below LIT_START. */
+static void
+extend(match_t *m, svn_fs_fs__delta_action_t action, const char *from,
+       apr_size_t from_len, apr_size_t cand, const char *target,
+       apr_size_t target_len, apr_size_t pos, apr_size_t lit_start)
+{
+  apr_size_t fwd_max = from_len - cand < target_len - pos
+                     ? from_len - cand : target_len - pos;
+  apr_size_t fwd = 0, back = 0;
+
+  while (fwd < fwd_max && from[cand + fwd] == target[pos + fwd])
+    fwd++;
+  if (fwd == 0)
+    return;
+  while (back < pos - lit_start && back < cand
+         && from[cand - back - 1] == target[pos - back - 1])
+    back++;
+  if (fwd + back > m->length)
+    {
+      m->action = action;
+      m->offset = cand - back;
+      m->target_pos = pos - back;
+      m->length = fwd + back;
+    }
+}
+
+static void
+push_op(apr_array_header_t *ops, svn_fs_fs__delta_action_t action,
+        apr_size_t offset, apr_size_t length)
+{
+  svn_fs_fs__delta_op_t *op;
+
+  if (length == 0)
+    return;
+  op = apr_array_push(ops);
+  op->action = action;
+  op->offset = offset;
+  op->length = length;
+}
+
+/* Try the source candidates for target position POS (step 2 above). */
+static void
+source_candidates(match_t *best, const svn_fs_fs__delta_matcher_t *m,
+                  const char *source, apr_size_t source_len,
+                  const char *target, apr_size_t target_len,
+                  apr_size_t pos, apr_size_t lit_start)
+{
+  apr_uint32_t s;
+
+  if (m->have_drift)
+    {
+      apr_int64_t cand = (apr_int64_t)pos + m->drift;
+      if (cand >= 0 && cand < (apr_int64_t)source_len)
+        extend(best, svn_fs_fs__delta_source, source, source_len,
+               (apr_size_t)cand, target, target_len, pos, lit_start);
+    }
+  if (source_len < KEY_LEN)
+    return;
+  if ((s = *slot(&m->source, key_at(target + pos))) != 0)
+    extend(best, svn_fs_fs__delta_source, source, source_len, s - 1,
+           target, target_len, pos, lit_start);
+  if (source_len >= LONG_KEY_LEN && pos + LONG_KEY_LEN <= target_len
+      && (s = *slot(&m->source_long, long_key_at(target + pos))) != 0)
+    extend(best, svn_fs_fs__delta_source, source, source_len, s - 1,
+           target, target_len, pos, lit_start);
+}
+
+/* The best verified copy for target position POS (length 0: none), and
+   enter POS in the target table afterwards (so a position never matches
+   itself). */
+static void
+best_match(match_t *best, svn_fs_fs__delta_matcher_t *m,
+           const char *source, apr_size_t source_len,
+           const char *target, apr_size_t target_len,
+           apr_size_t pos, apr_size_t lit_start)
+{
+  apr_uint32_t *tslot = slot(&m->target, key_at(target + pos));
+
+  best->length = 0;
+  source_candidates(best, m, source, source_len, target, target_len, pos,
+                    lit_start);
+  if (*tslot)
+    extend(best, svn_fs_fs__delta_target, target, target_len, *tslot - 1,
+           target, target_len, pos, lit_start);
+  *tslot = (apr_uint32_t)(pos + 1);
+}
+
+/* Record the accepted BEST: pending literals from LIT_START, the copy, and
+   for source copies the alignment to try first from now on. */
+static void
+take_match(svn_fs_fs__delta_matcher_t *m, const match_t *best,
+           apr_size_t lit_start)
+{
+  push_op(m->ops, svn_fs_fs__delta_new, lit_start,
+          best->target_pos - lit_start);
+  push_op(m->ops, best->action, best->offset, best->length);
+  if (best->action == svn_fs_fs__delta_source)
+    {
+      m->drift = (apr_int64_t)best->offset - (apr_int64_t)best->target_pos;
+      m->have_drift = TRUE;
+    }
+}
+
+void
+svn_fs_fs__delta_match(const apr_array_header_t **ops,
+                       svn_fs_fs__delta_matcher_t *matcher,
+                       const char *source, apr_size_t source_len,
+                       const char *target, apr_size_t target_len)
+{
+  apr_size_t pos = 0, lit_start = 0;
+  match_t best;
+
+  matcher->ops->nelts = 0;
+  table_reset(&matcher->source, source_len, matcher->pool);
+  table_reset(&matcher->source_long, source_len, matcher->pool);
+  table_reset(&matcher->target, target_len, matcher->pool);
+  index_source(matcher, source, source_len);
+
+  while (pos + KEY_LEN <= target_len)
+    {
+      best_match(&best, matcher, source, source_len, target, target_len,
+                 pos, lit_start);
+      if (best.length < (best.action == svn_fs_fs__delta_source
+                         ? matcher->min_source : matcher->min_target))
+        {
+          pos++;
+          continue;
+        }
+      take_match(matcher, &best, lit_start);
+      lit_start = best.target_pos + best.length;
+      /* Positions inside the copy may start later repeats. */
+      for (pos++; pos < lit_start && pos + KEY_LEN <= target_len; pos++)
+        *slot(&matcher->target, key_at(target + pos))
+          = (apr_uint32_t)(pos + 1);
+      pos = lit_start;
+    }
+  push_op(matcher->ops, svn_fs_fs__delta_new, lit_start,
+          target_len - lit_start);
+  *ops = matcher->ops;
+}
