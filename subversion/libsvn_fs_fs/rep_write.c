@@ -1,0 +1,282 @@
+/* rep_write.c --- stream one representation into a proto-rev file
+ * (rep_write.h).
+ *
+ * Writes the three parts of doc/format/representations.md §2:
+ *
+ *   header   "PLAIN\n" | "DELTA\n" | "DELTA <rev> <item> <size>\n"  (REP-2)
+ *   data     PLAIN: the fulltext; DELTA: "SVN" version, then windows
+ *   trailer  "ENDREP\n"                                             (REP-5)
+ *
+ * Call tree:
+ *
+ *   svn_fs_fs__rep_writer_open     header line (+ svndiff stream header)
+ *   svn_fs_fs__rep_writer_write    hash, gather one window of fulltext
+ *     flush_window                 PLAIN: write them; DELTA:
+ *       read_source_view             next window of the base's fulltext
+ *       svn_fs_fs__svndiff_encode_window
+ *   svn_fs_fs__rep_writer_finish   last window, trailer, sizes, digests
+ *
+ * Target window K is paired with the base bytes [K*W, (K+1)*W), W =
+ * WINDOW_SIZE (100 kB), exactly as the stock module pairs them: source
+ * views then only move forward (REP-8) and readers keep about two windows
+ * per chain link.  Edits that shift text by less than a window still find
+ * most of their bytes in the aligned view.
+ */
+#include <string.h>
+
+#include "svn_pools.h"
+#include "svn_checksum.h"
+#include "svn_delta.h"
+#include "fsconf.h"
+#include "rep_header.h"
+#include "svndiff_enc.h"
+#include "rep_write.h"
+
+/* Fulltext bytes per svndiff window (and per PLAIN write). */
+#define WINDOW_SIZE SVN_FS_FS__DELTA_WINDOW_SIZE
+
+struct svn_fs_fs__rep_writer_t
+{
+  apr_file_t *file;
+  svn_fs_fs__rep_write_options_t options;
+
+  /* Base fulltext (NULL: none or exhausted) and where its next source
+     view starts. */
+  svn_stream_t *base;
+  svn_filesize_t base_pos;
+
+  svn_fs_fs__svndiff_encoder_t *encoder;   /* NULL for PLAIN */
+  svn_stringbuf_t *window;                 /* gathered fulltext, < W */
+  svn_stringbuf_t *source;                 /* current source view */
+  svn_stringbuf_t *out;                    /* encoded window */
+
+  svn_checksum_ctx_t *md5;
+  svn_checksum_ctx_t *sha1;
+
+  apr_off_t offset;                        /* of the header line */
+  apr_size_t header_len;
+  svn_filesize_t data_len;                 /* data bytes written so far */
+  svn_filesize_t expanded_size;            /* fulltext bytes seen so far */
+  svn_boolean_t finished;
+  apr_pool_t *pool;
+};
+
+void
+svn_fs_fs__rep_write_options_init(svn_fs_fs__rep_write_options_t *options,
+                                  const svn_fs_fs__data_t *ffd)
+{
+  int level = ffd->delta_compression_level;
+
+  options->plain = FALSE;
+  options->zlib_level = level > 0 ? (level > 9 ? 9 : level) : 0;
+  if (level == SVN_FS_FS__COMPRESSION_LZ4)
+    options->svndiff_version = 2;
+  else if (level <= 0)
+    options->svndiff_version = 0;
+  else
+    options->svndiff_version = 1;
+}
+
+static svn_error_t *
+write_bytes(svn_fs_fs__rep_writer_t *w, const void *data, apr_size_t len)
+{
+  return svn_error_trace(svn_io_file_write_full(w->file, data, len, NULL,
+                                                w->pool));
+}
+
+/* The header line of the rep being opened (REP-2). */
+static svn_stringbuf_t *
+header_line(const svn_fs_fs__rep_write_base_t *base, svn_boolean_t plain,
+            apr_pool_t *result_pool)
+{
+  svn_fs_fs__rep_header_t header;
+
+  memset(&header, 0, sizeof(header));
+  header.kind = plain ? svn_fs_fs__rep_plain
+              : base ? svn_fs_fs__rep_delta : svn_fs_fs__rep_self_delta;
+  if (base)
+    {
+      header.base_revision = base->revision;
+      header.base_item_index = base->item_index;
+      header.base_length = base->size;
+    }
+  return svn_fs_fs__rep_header_unparse(&header, result_pool);
+}
+
+svn_error_t *
+svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
+                           apr_file_t *file,
+                           const svn_fs_fs__rep_write_base_t *base,
+                           const svn_fs_fs__rep_write_options_t *options,
+                           apr_pool_t *result_pool,
+                           apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__rep_writer_t *w = apr_pcalloc(result_pool, sizeof(*w));
+  svn_stringbuf_t *header;
+
+  SVN_ERR_ASSERT(!(options->plain && base));
+  SVN_ERR_ASSERT(!base || (SVN_IS_VALID_REVNUM(base->revision)
+                           && base->size >= 0 && base->fulltext));
+  w->file = file;
+  w->options = *options;
+  w->pool = result_pool;
+  w->base = base ? base->fulltext : NULL;
+  w->window = svn_stringbuf_create_ensure(WINDOW_SIZE,
+                                          result_pool);
+  w->md5 = svn_checksum_ctx_create(svn_checksum_md5, result_pool);
+  w->sha1 = svn_checksum_ctx_create(svn_checksum_sha1, result_pool);
+  SVN_ERR(svn_io_file_get_offset(&w->offset, file, scratch_pool));
+
+  header = header_line(base, options->plain, scratch_pool);
+  w->header_len = header->len;
+  if (!options->plain)
+    {
+      SVN_ERR(svn_fs_fs__svndiff_encoder_create(&w->encoder,
+                                                options->svndiff_version,
+                                                options->zlib_level,
+                                                result_pool));
+      w->source = svn_stringbuf_create_ensure(base ? WINDOW_SIZE
+                                                   : 0, result_pool);
+      w->out = svn_stringbuf_create_ensure(WINDOW_SIZE / 2,
+                                           result_pool);
+      svn_fs_fs__svndiff_encode_header(header, w->encoder);
+      w->data_len = header->len - w->header_len;
+    }
+  SVN_ERR(write_bytes(w, header->data, header->len));
+  *writer = w;
+  return SVN_NO_ERROR;
+}
+
+/* Read the base's next window into W->source (empty once the base has
+   ended) and leave W->base_pos at its end. */
+static svn_error_t *
+read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w)
+{
+  apr_size_t len = WINDOW_SIZE;
+
+  *sview_offset = w->base_pos;
+  svn_stringbuf_setempty(w->source);
+  if (!w->base)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_stream_read_full(w->base, w->source->data, &len));
+  w->source->len = len;
+  w->source->data[len] = '\0';
+  w->base_pos += len;
+  if (len < WINDOW_SIZE)
+    w->base = NULL;     /* ended: later windows get empty views */
+  return SVN_NO_ERROR;
+}
+
+/* Write the gathered fulltext W->window as data and empty it. */
+static svn_error_t *
+flush_window(svn_fs_fs__rep_writer_t *w)
+{
+  svn_filesize_t sview_offset;
+
+  if (w->options.plain)
+    {
+      SVN_ERR(write_bytes(w, w->window->data, w->window->len));
+      w->data_len += w->window->len;
+    }
+  else
+    {
+      SVN_ERR(read_source_view(&sview_offset, w));
+      svn_stringbuf_setempty(w->out);
+      SVN_ERR(svn_fs_fs__svndiff_encode_window(w->out, w->encoder,
+                                               sview_offset,
+                                               w->source->data,
+                                               w->source->len,
+                                               w->window->data,
+                                               w->window->len));
+      SVN_ERR(write_bytes(w, w->out->data, w->out->len));
+      w->data_len += w->out->len;
+    }
+  svn_stringbuf_setempty(w->window);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__rep_writer_write(svn_fs_fs__rep_writer_t *writer,
+                            const char *data, apr_size_t len)
+{
+  SVN_ERR_ASSERT(!writer->finished);
+  SVN_ERR(svn_checksum_update(writer->md5, data, len));
+  SVN_ERR(svn_checksum_update(writer->sha1, data, len));
+  writer->expanded_size += len;
+
+  while (len > 0)
+    {
+      apr_size_t room = WINDOW_SIZE - writer->window->len;
+      apr_size_t take = len < room ? len : room;
+
+      svn_stringbuf_appendbytes(writer->window, data, take);
+      data += take;
+      len -= take;
+      if (writer->window->len == WINDOW_SIZE)
+        SVN_ERR(flush_window(writer));
+    }
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+stream_write(void *baton, const char *data, apr_size_t *len)
+{
+  return svn_error_trace(svn_fs_fs__rep_writer_write(baton, data, *len));
+}
+
+svn_stream_t *
+svn_fs_fs__rep_writer_stream(svn_fs_fs__rep_writer_t *writer,
+                             apr_pool_t *result_pool)
+{
+  svn_stream_t *stream = svn_stream_create(writer, result_pool);
+
+  svn_stream_set_write(stream, stream_write);
+  return stream;
+}
+
+/* Copy the final digest of CTX into DIGEST. */
+static svn_error_t *
+final_digest(unsigned char *digest, svn_checksum_ctx_t *ctx,
+             apr_pool_t *scratch_pool)
+{
+  svn_checksum_t *checksum;
+
+  SVN_ERR(svn_checksum_final(&checksum, ctx, scratch_pool));
+  memcpy(digest, checksum->digest, svn_checksum_size(checksum));
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__rep_writer_finish(svn_fs_fs__rep_write_result_t *result,
+                             svn_fs_fs__rep_writer_t *writer,
+                             apr_pool_t *scratch_pool)
+{
+  SVN_ERR_ASSERT(!writer->finished);
+  writer->finished = TRUE;
+  if (writer->window->len > 0)
+    SVN_ERR(flush_window(writer));
+  SVN_ERR(write_bytes(writer, SVN_FS_FS__REP_TRAILER,
+                      SVN_FS_FS__REP_TRAILER_LEN));
+
+  memset(result, 0, sizeof(*result));
+  result->offset = writer->offset;
+  result->size = writer->data_len;
+  result->expanded_size = writer->expanded_size;
+  result->total_len = (apr_off_t)writer->header_len + writer->data_len
+                    + SVN_FS_FS__REP_TRAILER_LEN;
+  SVN_ERR(final_digest(result->md5_digest, writer->md5, scratch_pool));
+  SVN_ERR(final_digest(result->sha1_digest, writer->sha1, scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+void
+svn_fs_fs__rep_write_result_to_rep(
+  svn_fs_fs__rep_t *rep,
+  const svn_fs_fs__rep_write_result_t *result)
+{
+  rep->size = result->size;
+  rep->expanded_size = result->expanded_size;
+  memcpy(rep->md5_digest, result->md5_digest, sizeof(rep->md5_digest));
+  memcpy(rep->sha1_digest, result->sha1_digest, sizeof(rep->sha1_digest));
+  rep->has_sha1 = TRUE;
+}
