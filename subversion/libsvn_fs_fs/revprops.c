@@ -5,11 +5,14 @@
  *
  *   svn_fs_fs__get_revprops
  *     ensure_revision_exists
- *     cache lookup (unless REFRESH)
+ *     REFRESH: new generation (a read barrier, as svn_fs.h promises)
+ *     else cache lookup             raw hash dump, parsed on the way out
  *     read_revprops_once            -- twice if a file vanished under us
  *       read_plain                  db/revprops/<shard>/<rev>
  *       read_packed                 db/revprops/<shard>.pack/manifest
  *         read_pack                   .../<start>.<counter>, unwrap, parse
+ *         cache_pack_neighbours       (not under REFRESH)
+ *     hashdump_parse
  *
  * Write path (caller holds the write lock):
  *
@@ -20,7 +23,13 @@
  *
  * Revision 0 is never packed (RPPACK-0).  The stock module keeps no
  * on-disk generation counter in this release, so neither do we; each
- * svn_fs_t has its own cache key space and REFRESH bypasses it.
+ * svn_fs_t has its own cache key space and REFRESH moves it to a new one.
+ *
+ * The cache holds the hash dump bytes as they are on disk, so filling
+ * it with every revision of a pack just read costs a copy per revision,
+ * not a parse and a re-serialisation.  A damaged dump is therefore only
+ * noticed when it is asked for: a cached dump that does not parse sends
+ * the reader to the disk, which reports the damage with its location.
  */
 #include <apr_strings.h>
 
@@ -28,6 +37,7 @@
 #include "svn_io.h"
 #include "svn_pools.h"
 #include "private/svn_atomic.h"
+#include "private/svn_string_private.h"
 
 #include "caching.h"
 #include "corrupt.h"
@@ -93,9 +103,24 @@ read_if_exists(svn_stringbuf_t **content, const char *path,
 
 static volatile svn_atomic_t last_generation = 0;
 
-/* The current generation of FS (allocating the first one if needed).
-   The user data key names FS itself, in case svn_fs_t objects share a
-   pool. */
+/* Write the user data key of FS's generation into NAME: GENERATION_KEY
+   and FS's address, because svn_fs_t objects may share a pool.  Built by
+   hand: this runs for every revprop read, and apr_snprintf showed up in
+   profiles of 'svn list -v'. */
+static void
+generation_key(char name[64], svn_fs_t *fs)
+{
+  apr_uintptr_t addr = (apr_uintptr_t)fs;
+  apr_size_t len = sizeof(GENERATION_KEY) - 1;
+  int k;
+
+  memcpy(name, GENERATION_KEY "-", len + 1);
+  for (k = (int)sizeof(addr) * 2 - 1; k >= 0; k--)
+    name[++len] = "0123456789abcdef"[(addr >> (4 * k)) & 0xf];
+  name[len + 1] = '\0';
+}
+
+/* The current generation of FS (allocating the first one if needed). */
 static apr_int64_t *
 generation_of(svn_fs_t *fs)
 {
@@ -103,7 +128,7 @@ generation_of(svn_fs_t *fs)
   void *data = NULL;
   apr_int64_t *generation;
 
-  apr_snprintf(name, sizeof(name), GENERATION_KEY "-%pp", (void *)fs);
+  generation_key(name, fs);
   apr_pool_userdata_get(&data, name, fs->pool);
   if (data)
     return data;
@@ -190,46 +215,38 @@ read_pack(svn_fs_fs__revprop_pack_t *pack, svn_stringbuf_t **plain,
 }
 
 /* Readers of one revision usually go on to its neighbours (svn log), so
-   put every other revision of a pack we just read into the cache too.
-   A neighbour whose dump does not parse is simply not cached: the error
-   belongs to whoever asks for that revision. */
+   put every other revision of a pack we just read into the cache too
+   (unparsed: see the file header). */
 static svn_error_t *
 cache_pack_neighbours(svn_fs_t *fs, const svn_fs_fs__revprop_pack_t *pack,
                       svn_revnum_t rev, apr_pool_t *scratch_pool)
 {
   svn_cache__t *cache = SVN_FS_FS__DATA(fs)->revprop_cache;
-  apr_pool_t *iterpool;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_string_t dump;
   int i;
 
   if (cache == NULL)
     return SVN_NO_ERROR;
-  iterpool = svn_pool_create(scratch_pool);
+  make_key(&key, fs, rev);
   for (i = 0; i < pack->count; i++)
     {
-      svn_fs_fs__pair_cache_key_t key;
-      apr_hash_t *props;
-      svn_error_t *err;
-
       if (pack->start_rev + i == rev)
         continue;
-      make_key(&key, fs, pack->start_rev + i);
-      svn_pool_clear(iterpool);
-      err = svn_fs_fs__hashdump_parse(&props, NULL,
-                                      pack->body + pack->offsets[i],
-                                      pack->sizes[i], "revprop pack",
-                                      iterpool);
-      if (err)
-        svn_error_clear(err);
-      else
-        SVN_ERR(svn_cache__set(cache, &key, props, iterpool));
+      key.revision = pack->start_rev + i;
+      dump.data = pack->body + pack->offsets[i];
+      dump.len = pack->sizes[i];
+      SVN_ERR(svn_cache__set(cache, &key, &dump, scratch_pool));
     }
-  svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
 }
 
-/* REV's props from its packed shard; *PROPS NULL if a file vanished. */
+/* The hash dump of REV from its packed shard, in RESULT_POOL, and *WHERE
+   to name it in parse errors; *DUMP NULL if a file vanished.  With
+   NEIGHBOURS, cache the other revisions of the pack file too. */
 static svn_error_t *
-read_packed(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
+read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
+            svn_revnum_t rev, svn_boolean_t neighbours,
             apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   apr_array_header_t *entries;
@@ -238,7 +255,7 @@ read_packed(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
   svn_stringbuf_t *plain;
   int i;
 
-  *props = NULL;
+  *dump = NULL;
   SVN_ERR(read_manifest(&entries, fs, rev, scratch_pool, scratch_pool));
   if (entries == NULL)
     return SVN_NO_ERROR;
@@ -252,58 +269,65 @@ read_packed(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
     return svn_fs_fs__corrupt("RPPACK-2", NULL,
                               "Revprop pack r%ld+%d does not hold r%ld",
                               pack.start_rev, pack.count, rev);
-  SVN_ERR(svn_fs_fs__hashdump_parse(
-            props, NULL, pack.body + pack.offsets[i], pack.sizes[i],
-            apr_psprintf(scratch_pool, "packed revprops of r%ld", rev),
-            result_pool));
-  return svn_error_trace(cache_pack_neighbours(fs, &pack, rev,
-                                               scratch_pool));
+  *dump = svn_string_ncreate(pack.body + pack.offsets[i], pack.sizes[i],
+                             result_pool);
+  *where = apr_psprintf(result_pool, "packed revprops of r%ld", rev);
+  if (neighbours)
+    SVN_ERR(cache_pack_neighbours(fs, &pack, rev, scratch_pool));
+  return SVN_NO_ERROR;
 }
 
 /* ------------------------------------------------------------------ */
 /* Reading                                                             */
 
-/* REV's props from its own file; *PROPS NULL if the file is missing. */
+/* The hash dump of REV from its own file, in RESULT_POOL, and *WHERE to
+   name it in parse errors; *DUMP NULL if the file is missing. */
 static svn_error_t *
-read_plain(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
-           apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+read_plain(svn_string_t **dump, const char **where, svn_fs_t *fs,
+           svn_revnum_t rev, apr_pool_t *result_pool,
+           apr_pool_t *scratch_pool)
 {
   const char *path = svn_fs_fs__path_revprops(fs, rev, scratch_pool);
   svn_stringbuf_t *text;
 
-  *props = NULL;
-  SVN_ERR(read_if_exists(&text, path, scratch_pool));
+  *dump = NULL;
+  SVN_ERR(read_if_exists(&text, path, result_pool));
   if (text == NULL)
     return SVN_NO_ERROR;
-  return svn_error_trace(svn_fs_fs__hashdump_parse(
-           props, NULL, text->data, text->len,
-           svn_dirent_local_style(path, scratch_pool), result_pool));
+  *dump = svn_stringbuf__morph_into_string(text);
+  *where = svn_dirent_local_style(path, result_pool);
+  return SVN_NO_ERROR;
 }
 
 /* One attempt from wherever min-unpacked-rev says REV lives. */
 static svn_error_t *
-read_revprops_once(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
+read_revprops_once(svn_string_t **dump, const char **where, svn_fs_t *fs,
+                   svn_revnum_t rev, svn_boolean_t neighbours,
                    apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   if (revprops_packed(fs, rev))
-    return svn_error_trace(read_packed(props, fs, rev, result_pool,
-                                       scratch_pool));
-  return svn_error_trace(read_plain(props, fs, rev, result_pool,
+    return svn_error_trace(read_packed(dump, where, fs, rev, neighbours,
+                                       result_pool, scratch_pool));
+  return svn_error_trace(read_plain(dump, where, fs, rev, result_pool,
                                     scratch_pool));
 }
 
-/* Read from disk; a file that vanished means a concurrent pack or
-   rewrite: refresh the pack boundary and try once more (REVPROP-4). */
+/* Read REV's hash dump from disk (see read_revprops_once); a file that
+   vanished means a concurrent pack or rewrite: refresh the pack boundary
+   and try once more (REVPROP-4). */
 static svn_error_t *
-read_revprops(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
+read_revprops(svn_string_t **dump, const char **where, svn_fs_t *fs,
+              svn_revnum_t rev, svn_boolean_t neighbours,
               apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  SVN_ERR(read_revprops_once(props, fs, rev, result_pool, scratch_pool));
-  if (*props)
+  SVN_ERR(read_revprops_once(dump, where, fs, rev, neighbours, result_pool,
+                             scratch_pool));
+  if (*dump)
     return SVN_NO_ERROR;
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
-  SVN_ERR(read_revprops_once(props, fs, rev, result_pool, scratch_pool));
-  if (*props == NULL)
+  SVN_ERR(read_revprops_once(dump, where, fs, rev, neighbours, result_pool,
+                             scratch_pool));
+  if (*dump == NULL)
     return svn_fs_fs__corrupt("REVPROP-1", NULL,
                               "Could not read revprops for revision %ld",
                               rev);
@@ -313,28 +337,56 @@ read_revprops(apr_hash_t **props, svn_fs_t *fs, svn_revnum_t rev,
 /* ------------------------------------------------------------------ */
 /* Cache                                                               */
 
-/* Cache values are the hash dump bytes themselves. */
+/* Cache values are svn_string_t hash dumps, stored as their bytes. */
 static svn_error_t *
-serialize_props(void **data, apr_size_t *data_len, void *in,
-                apr_pool_t *pool)
+serialize_dump(void **data, apr_size_t *data_len, void *in,
+               apr_pool_t *pool)
 {
-  svn_stringbuf_t *buf = svn_stringbuf_create_empty(pool);
+  const svn_string_t *dump = in;
 
-  svn_fs_fs__hashdump_unparse(buf, in, pool);
-  *data = buf->data;
-  *data_len = buf->len;
+  *data = (void *)dump->data;
+  *data_len = dump->len;
   return SVN_NO_ERROR;
 }
 
+/* DATA is the cache's private copy in POOL; wrap it, do not copy it. */
 static svn_error_t *
-deserialize_props(void **out, void *data, apr_size_t data_len,
-                  apr_pool_t *pool)
+deserialize_dump(void **out, void *data, apr_size_t data_len,
+                 apr_pool_t *pool)
 {
-  apr_hash_t *props;
+  svn_string_t *dump = apr_palloc(pool, sizeof(*dump));
 
-  SVN_ERR(svn_fs_fs__hashdump_parse(&props, NULL, data, data_len,
-                                    "revprop cache", pool));
-  *out = props;
+  dump->data = data;
+  dump->len = data_len;
+  *out = dump;
+  return SVN_NO_ERROR;
+}
+
+/* REV's props from the cache of FS, or *PROPLIST NULL.  A cached dump
+   that does not parse is a miss (see the file header). */
+static svn_error_t *
+cache_lookup(apr_hash_t **proplist, svn_fs_t *fs,
+             const svn_fs_fs__pair_cache_key_t *key, apr_pool_t *result_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_boolean_t found = FALSE;
+  svn_string_t *dump;
+  svn_error_t *err;
+
+  *proplist = NULL;
+  if (ffd->revprop_cache == NULL)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_cache__get((void **)&dump, &found, ffd->revprop_cache, key,
+                         result_pool));
+  if (!found)
+    return SVN_NO_ERROR;
+  err = svn_fs_fs__hashdump_parse(proplist, NULL, dump->data, dump->len,
+                                  "revprop cache", result_pool);
+  if (err)
+    {
+      svn_error_clear(err);
+      *proplist = NULL;
+    }
   return SVN_NO_ERROR;
 }
 
@@ -346,7 +398,7 @@ svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool)
   generation_of(fs);
   return svn_error_trace(svn_fs_fs__make_cache(
            &ffd->revprop_cache, svn_cache__get_global_membuffer_cache(),
-           serialize_props, deserialize_props,
+           serialize_dump, deserialize_dump,
            sizeof(svn_fs_fs__pair_cache_key_t),
            ffd->cache_prefix ? ffd->cache_prefix : "fsfs7:", "REVPROPS",
            SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY, fs->pool, scratch_pool));
@@ -365,22 +417,29 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
                         apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  svn_boolean_t found = FALSE;
   svn_fs_fs__pair_cache_key_t key;
+  svn_string_t *dump;
+  const char *where;
 
   SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, scratch_pool));
+  if (refresh)
+    SVN_ERR(svn_fs_fs__reset_revprop_cache(fs));
   make_key(&key, fs, rev);
-  if (ffd->revprop_cache && !refresh)
+  if (!refresh)
     {
-      SVN_ERR(svn_cache__get((void **)proplist, &found, ffd->revprop_cache,
-                             &key, result_pool));
-      if (found)
+      SVN_ERR(cache_lookup(proplist, fs, &key, result_pool));
+      if (*proplist)
         return SVN_NO_ERROR;
     }
-  SVN_ERR(read_revprops(proplist, fs, rev, result_pool, scratch_pool));
+  /* Callers that always refresh (svn_repos_get_committed_info, once per
+     entry of 'svn list -v') would gain nothing from the neighbours: the
+     next call moves to a new generation again. */
+  SVN_ERR(read_revprops(&dump, &where, fs, rev, !refresh, scratch_pool,
+                        scratch_pool));
+  SVN_ERR(svn_fs_fs__hashdump_parse(proplist, NULL, dump->data, dump->len,
+                                    where, result_pool));
   if (ffd->revprop_cache)
-    SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, *proplist,
-                           scratch_pool));
+    SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, dump, scratch_pool));
   return SVN_NO_ERROR;
 }
 
@@ -562,9 +621,12 @@ svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
   if (ffd->revprop_cache)
     {
       svn_fs_fs__pair_cache_key_t key;
+      svn_stringbuf_t *dump = svn_stringbuf_create_empty(scratch_pool);
 
+      svn_fs_fs__hashdump_unparse(dump, proplist, scratch_pool);
       make_key(&key, fs, rev);
-      SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, proplist,
+      SVN_ERR(svn_cache__set(ffd->revprop_cache, &key,
+                             svn_stringbuf__morph_into_string(dump),
                              scratch_pool));
     }
   return SVN_NO_ERROR;

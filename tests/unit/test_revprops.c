@@ -237,6 +237,66 @@ test_cache_and_refresh(void **state)
   svn_pool_destroy(pool);
 }
 
+/* A REFRESH read is a read barrier (svn_fs.h): afterwards even other
+   revisions come back as current as at that point, not from the cache
+   filled before it. */
+static void
+test_refresh_is_barrier(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  svn_fs_t *other = apr_pcalloc(pool, sizeof(*other));
+  apr_hash_t *props;
+  svn_error_t *err;
+
+  /* r5 is packed with r4..r7: reading it caches r6 as well. */
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 5, FALSE, pool, pool));
+  other->pool = pool;
+  err = svn_fs_fs__open_repo(other, db, pool);
+  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
+    svn_error_clear(err);
+  else
+    assert_null(err);
+  change(other, 6, "svn:log", "changed", pool);
+  assert_string_equal(revprop(fs, 5, "svn:log", pool), "m5");
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 6, FALSE, pool, pool));
+  assert_string_equal(((svn_string_t *)svn_hash_gets(props, "svn:log"))
+                      ->data, "changed");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
+/* The neighbours of a pack read are cached unparsed; a damaged one is
+   reported when it is asked for, as a read without cache would. */
+static void
+test_damaged_neighbour(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  const char *pack = svn_dirent_join(db, "revprops/1.pack/4.0", pool);
+  svn_stringbuf_t *bytes;
+  apr_hash_t *props;
+  svn_error_t *err;
+  char *at;
+
+  assert_null(svn_stringbuf_from_file2(&bytes, pack, pool));
+  at = strstr(bytes->data + 8, "m6\nEND\n");
+  assert_non_null(at);
+  at[5] = 'X';                               /* "ENX": not a terminator */
+  assert_null(svn_io_remove_file2(pack, FALSE, pool));
+  assert_null(svn_io_file_create_bytes(pack, bytes->data, bytes->len, pool));
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 5, FALSE, pool, pool));
+  err = svn_fs_fs__get_revprops(&props, fs, 6, FALSE, pool, pool);
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+  svn_error_clear(err);
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 7, FALSE, pool, pool));
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -245,6 +305,8 @@ main(void)
     cmocka_unit_test(test_change_like_stock),
     cmocka_unit_test(test_atomic_change),
     cmocka_unit_test(test_cache_and_refresh),
+    cmocka_unit_test(test_refresh_is_barrier),
+    cmocka_unit_test(test_damaged_neighbour),
   };
 
   apr_initialize();
