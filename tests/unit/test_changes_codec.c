@@ -13,68 +13,59 @@
 
 #include "id.h"
 #include "changes_codec.h"
-#include "nodes_test_util.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
+
+/* Stock's list IN parses and prints back byte for byte. */
+static void
+check_good_vector(const svn_stringbuf_t *in, const char *name,
+                  apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(scratch_pool);
+  svn_boolean_t txn = strstr(name, "txn") != NULL;
+  apr_array_header_t *changes;
+  apr_size_t consumed;
+  svn_error_t *err;
+  int j;
+
+  err = svn_fs_fs__changes_parse(&changes, &consumed, in->data, in->len,
+                                 txn, name, scratch_pool, scratch_pool);
+  if (err)
+    fail_msg("%s: %s", name, err->message);
+  assert_int_equal(consumed, in->len);
+  for (j = 0; j < changes->nelts; j++)
+    svn_fs_fs__change_unparse(out, APR_ARRAY_IDX(changes, j,
+                                                 svn_fs_fs__change_t *),
+                              vector_format(name));
+  /* Revision lists end with an empty line, txn files just stop. */
+  if (!txn)
+    svn_stringbuf_appendbyte(out, '\n');
+  if (strcmp(out->data, in->data) != 0)
+    fail_msg("%s: printed\n%s\ninstead of\n%s", name, out->data,
+             in->data);
+}
 
 static void
 test_good_vectors_roundtrip(void **state)
 {
-  const char *dir = vector_dir("good", "changes", pool);
-  apr_array_header_t *names = vector_names(dir, ".txt", pool);
-  int i, j;
+  vector_check_good("changes", ".txt", 20, check_good_vector, pool);
+}
 
-  assert_true(names->nelts >= 20);
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *in = vector_load(dir, name, pool);
-      svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
-      svn_boolean_t txn = strstr(name, "txn") != NULL;
-      apr_array_header_t *changes;
-      apr_size_t consumed;
-      svn_error_t *err;
+static svn_error_t *
+parse_bad_vector(const svn_stringbuf_t *in, const char *name,
+                 apr_pool_t *scratch_pool)
+{
+  apr_array_header_t *changes;
 
-      err = svn_fs_fs__changes_parse(&changes, &consumed, in->data, in->len,
-                                     txn, name, pool, pool);
-      if (err)
-        fail_msg("%s: %s", name, err->message);
-      assert_int_equal(consumed, in->len);
-      for (j = 0; j < changes->nelts; j++)
-        svn_fs_fs__change_unparse(out, APR_ARRAY_IDX(changes, j,
-                                                     svn_fs_fs__change_t *),
-                                  vector_format(name));
-      /* Revision lists end with an empty line, txn files just stop. */
-      if (!txn)
-        svn_stringbuf_appendbyte(out, '\n');
-      if (strcmp(out->data, in->data) != 0)
-        fail_msg("%s: printed\n%s\ninstead of\n%s", name, out->data,
-                 in->data);
-    }
+  return svn_fs_fs__changes_parse(&changes, NULL, in->data, in->len, FALSE,
+                                  name, scratch_pool, scratch_pool);
 }
 
 static void
 test_bad_vectors(void **state)
 {
-  const char *dir = vector_dir("bad", "changes", pool);
-  apr_array_header_t *names = vector_names(dir, ".txt", pool);
-  int i;
-
-  assert_true(names->nelts >= 10);
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *in = vector_load(dir, name, pool);
-      apr_array_header_t *changes;
-      apr_status_t code;
-      const char *rule;
-
-      vector_expect(&code, &rule, dir, name, pool);
-      vector_check_error(svn_fs_fs__changes_parse(&changes, NULL, in->data,
-                                                  in->len, FALSE, name, pool,
-                                                  pool),
-                         code, rule, name);
-    }
+  vector_check_bad("changes", ".txt", 10, parse_bad_vector, pool);
 }
 
 static svn_fs_fs__change_t *
@@ -151,12 +142,6 @@ main(void)
     cmocka_unit_test(test_fields),
     cmocka_unit_test(test_scan),
   };
-  int rc;
 
-  apr_initialize();
-  pool = svn_pool_create(NULL);
-  rc = cmocka_run_group_tests(tests, NULL, NULL);
-  svn_pool_destroy(pool);
-  apr_terminate();
-  return rc;
+  return RUN_TESTS_WITH_POOL(tests, pool);
 }

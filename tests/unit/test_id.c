@@ -9,6 +9,7 @@
 #include "svn_pools.h"
 
 #include "id.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
 
@@ -170,12 +171,6 @@ main(void)
     cmocka_unit_test(test_compare),
     cmocka_unit_test(test_create_copy),
   };
-  int rc;
 
-  apr_initialize();
-  pool = svn_pool_create(NULL);
-  rc = cmocka_run_group_tests(tests, NULL, NULL);
-  svn_pool_destroy(pool);
-  apr_terminate();
-  return rc;
+  return RUN_TESTS_WITH_POOL(tests, pool);
 }

@@ -14,65 +14,55 @@
 
 #include "id.h"
 #include "noderev_codec.h"
-#include "nodes_test_util.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
+
+/* Stock's record IN parses and prints back byte for byte. */
+static void
+check_good_vector(const svn_stringbuf_t *in, const char *name,
+                  apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(scratch_pool);
+  svn_fs_fs__noderev_t *nr;
+  svn_error_t *err;
+
+  assert_int_equal(svn_fs_fs__noderev_record_len(in->data, in->len),
+                   in->len);
+  err = svn_fs_fs__noderev_parse(&nr, in->data, in->len, name, scratch_pool,
+                                 scratch_pool);
+  if (err)
+    fail_msg("%s: %s", name, err->message);
+  /* Stock's revision 0 is a fixed template that keeps the short rep
+     form even in format 8 (see NODEREV-12). */
+  svn_fs_fs__noderev_unparse(out, nr,
+                             strstr(name, "-r0-") ? 6 : vector_format(name),
+                             scratch_pool);
+  if (strcmp(out->data, in->data) != 0)
+    fail_msg("%s: printed\n%s\ninstead of\n%s", name, out->data,
+             in->data);
+}
 
 static void
 test_good_vectors_roundtrip(void **state)
 {
-  const char *dir = vector_dir("good", "noderev", pool);
-  apr_array_header_t *names = vector_names(dir, ".txt", pool);
-  int i;
+  vector_check_good("noderev", ".txt", 20, check_good_vector, pool);
+}
 
-  assert_true(names->nelts >= 20);
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *in = vector_load(dir, name, pool);
-      svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
-      svn_fs_fs__noderev_t *nr;
-      svn_error_t *err;
+static svn_error_t *
+parse_bad_vector(const svn_stringbuf_t *in, const char *name,
+                 apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__noderev_t *nr;
 
-      assert_int_equal(svn_fs_fs__noderev_record_len(in->data, in->len),
-                       in->len);
-      err = svn_fs_fs__noderev_parse(&nr, in->data, in->len, name, pool,
-                                     pool);
-      if (err)
-        fail_msg("%s: %s", name, err->message);
-      /* Stock's revision 0 is a fixed template that keeps the short rep
-         form even in format 8 (see NODEREV-12). */
-      svn_fs_fs__noderev_unparse(out, nr,
-                                 strstr(name, "-r0-") ? 6
-                                                      : vector_format(name),
-                                 pool);
-      if (strcmp(out->data, in->data) != 0)
-        fail_msg("%s: printed\n%s\ninstead of\n%s", name, out->data,
-                 in->data);
-    }
+  return svn_fs_fs__noderev_parse(&nr, in->data, in->len, name,
+                                  scratch_pool, scratch_pool);
 }
 
 static void
 test_bad_vectors(void **state)
 {
-  const char *dir = vector_dir("bad", "noderev", pool);
-  apr_array_header_t *names = vector_names(dir, ".txt", pool);
-  int i;
-
-  assert_true(names->nelts >= 15);
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *in = vector_load(dir, name, pool);
-      svn_fs_fs__noderev_t *nr;
-      apr_status_t code;
-      const char *rule;
-
-      vector_expect(&code, &rule, dir, name, pool);
-      vector_check_error(svn_fs_fs__noderev_parse(&nr, in->data, in->len,
-                                                  name, pool, pool),
-                         code, rule, name);
-    }
+  vector_check_bad("noderev", ".txt", 15, parse_bad_vector, pool);
 }
 
 static svn_fs_fs__noderev_t *
@@ -186,12 +176,6 @@ main(void)
     cmocka_unit_test(test_rep_unparse_formats),
     cmocka_unit_test(test_record_len),
   };
-  int rc;
 
-  apr_initialize();
-  pool = svn_pool_create(NULL);
-  rc = cmocka_run_group_tests(tests, NULL, NULL);
-  svn_pool_destroy(pool);
-  apr_terminate();
-  return rc;
+  return RUN_TESTS_WITH_POOL(tests, pool);
 }

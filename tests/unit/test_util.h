@@ -1,0 +1,258 @@
+/* test_util.h --- helpers shared by the unit tests: golden vectors and
+ * main().  Header-only; include after cmocka.h.
+ *
+ * Vectors live in $top_srcdir/tests/vectors/{good,bad}/<codec>/.  A bad
+ * vector "<name>.<ext>" has a sidecar "<name>.expect" holding one line
+ * "<error-name> <rule>", e.g. "SVN_ERR_FS_CORRUPT NODEREV-5"; the error
+ * must carry that code and cite that rule.
+ */
+#ifndef TEST_UTIL_H
+#define TEST_UTIL_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <apr_general.h>
+#include <apr_strings.h>
+#include <apr_tables.h>
+#include "svn_error.h"
+#include "svn_io.h"
+#include "svn_pools.h"
+
+/* Every test file uses only some of the helpers below. */
+#define TEST_UTIL_FN static __attribute__((unused))
+
+/* ------------------------------------------------------------------ */
+/* main()                                                               */
+
+/* Run the cmocka group TESTS (COUNT entries, called GROUP) with APR
+   initialized and *POOL a fresh pool for the tests of the file to share;
+   the pool is destroyed afterwards.  Returns cmocka's result. */
+TEST_UTIL_FN int
+run_tests_with_pool(const char *group, const struct CMUnitTest *tests,
+                    size_t count, apr_pool_t **pool)
+{
+  int rc;
+
+  apr_initialize();
+  *pool = svn_pool_create(NULL);
+  rc = _cmocka_run_group_tests(group, tests, count, NULL, NULL);
+  svn_pool_destroy(*pool);
+  *pool = NULL;
+  apr_terminate();
+  return rc;
+}
+
+/* run_tests_with_pool() for an array TESTS and a file-level POOL. */
+#define RUN_TESTS_WITH_POOL(tests, pool)                                 \
+  run_tests_with_pool(#tests, tests, sizeof(tests) / sizeof((tests)[0]), \
+                      &(pool))
+
+/* ------------------------------------------------------------------ */
+/* Vector files                                                         */
+
+/* Directory of the KIND ("good"/"bad") vectors of CODEC. */
+TEST_UTIL_FN const char *
+vector_dir(const char *kind, const char *codec, apr_pool_t *pool)
+{
+  const char *top = getenv("top_srcdir");
+  return apr_psprintf(pool, "%s/tests/vectors/%s/%s", top ? top : ".",
+                      kind, codec);
+}
+
+/* TRUE if NAME ends with SUFFIX. */
+TEST_UTIL_FN svn_boolean_t
+vector_name_ends_with(const char *name, const char *suffix)
+{
+  size_t n = strlen(name), s = strlen(suffix);
+  return n >= s && strcmp(name + n - s, suffix) == 0;
+}
+
+TEST_UTIL_FN int
+vector_compare_names(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted names of the files in DIR ending in SUFFIX, or with SUFFIX
+   NULL of all files but the *.expect sidecars.  There must be some. */
+TEST_UTIL_FN apr_array_header_t *
+vector_names(const char *dir, const char *suffix, apr_pool_t *pool)
+{
+  apr_array_header_t *names = apr_array_make(pool, 16, sizeof(char *));
+  DIR *d = opendir(dir);
+  struct dirent *e;
+
+  assert_non_null(d);
+  while ((e = readdir(d)) != NULL)
+    {
+      if (e->d_name[0] == '.'
+          || (suffix && !vector_name_ends_with(e->d_name, suffix))
+          || (!suffix && vector_name_ends_with(e->d_name, ".expect")))
+        continue;
+      APR_ARRAY_PUSH(names, char *) = apr_pstrdup(pool, e->d_name);
+    }
+  closedir(d);
+  qsort(names->elts, names->nelts, names->elt_size, vector_compare_names);
+  assert_true(names->nelts > 0);
+  return names;
+}
+
+/* Contents of DIR/NAME. */
+TEST_UTIL_FN svn_stringbuf_t *
+vector_load(const char *dir, const char *name, apr_pool_t *pool)
+{
+  svn_stringbuf_t *buf;
+  svn_error_t *err = svn_stringbuf_from_file2(
+                       &buf, apr_pstrcat(pool, dir, "/", name, SVN_VA_NULL),
+                       pool);
+  assert_null(err);
+  return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Expected errors                                                      */
+
+/* Error code for the symbolic NAME used in .expect files. */
+TEST_UTIL_FN apr_status_t
+vector_error_code(const char *name)
+{
+  static const struct { const char *name; apr_status_t code; } table[] = {
+    { "SVN_ERR_FS_CORRUPT", SVN_ERR_FS_CORRUPT },
+    { "SVN_ERR_FS_MALFORMED_NODEREV_ID", SVN_ERR_FS_MALFORMED_NODEREV_ID },
+    { "SVN_ERR_BAD_VERSION_FILE_FORMAT", SVN_ERR_BAD_VERSION_FILE_FORMAT },
+    { "SVN_ERR_FS_UNSUPPORTED_FORMAT", SVN_ERR_FS_UNSUPPORTED_FORMAT },
+    { "SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST",
+      SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST },
+    { NULL, 0 }
+  };
+  int i;
+
+  for (i = 0; table[i].name; i++)
+    if (strcmp(table[i].name, name) == 0)
+      return table[i].code;
+  fail_msg("unknown error name '%s'", name);
+  return 0;
+}
+
+/* Read the sidecar of bad vector NAME ("x.txt" -> "x.expect"). */
+TEST_UTIL_FN void
+vector_expect(apr_status_t *code, const char **rule, const char *dir,
+              const char *name, apr_pool_t *pool)
+{
+  const char *dot = strrchr(name, '.');
+  char *base = apr_pstrndup(pool, name, dot ? (apr_size_t)(dot - name)
+                                            : strlen(name));
+  svn_stringbuf_t *e = vector_load(
+    dir, apr_pstrcat(pool, base, ".expect", SVN_VA_NULL), pool);
+  char *space;
+
+  svn_stringbuf_strip_whitespace(e);
+  space = strchr(e->data, ' ');
+  assert_non_null(space);
+  *space = '\0';
+  *rule = space + 1;
+  *code = vector_error_code(e->data);
+}
+
+/* ERR (from vector NAME) must carry CODE and cite RULE; clears ERR. */
+TEST_UTIL_FN void
+vector_check_error(svn_error_t *err, apr_status_t code, const char *rule,
+                   const char *name)
+{
+  const char *tag;
+  size_t n = strlen(rule);
+
+  if (err == NULL)
+    fail_msg("bad vector %s was accepted", name);
+  if (err->apr_err != code)
+    fail_msg("bad vector %s: error %d, expected %d (%s)", name,
+             err->apr_err, code, err->message);
+  tag = err->message ? strstr(err->message, "rule ") : NULL;
+  if (tag == NULL || strncmp(tag + 5, rule, n) != 0
+      || (tag[5 + n] != ')' && tag[5 + n] != '\0'))
+    fail_msg("bad vector %s: '%s' does not cite rule %s", name,
+             err->message, rule);
+  svn_error_clear(err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Whole vector directories                                             */
+
+/* The names in tests/vectors/KIND/CODEC as vector_names() lists them;
+   *DIR gets the directory.  There must be at least MIN_COUNT. */
+TEST_UTIL_FN apr_array_header_t *
+vector_list(const char **dir, const char *kind, const char *codec,
+            const char *suffix, int min_count, apr_pool_t *pool)
+{
+  apr_array_header_t *names;
+
+  *dir = vector_dir(kind, codec, pool);
+  names = vector_names(*dir, suffix, pool);
+  assert_true(names->nelts >= min_count);
+  return names;
+}
+
+/* A check of the codec under test on IN, the contents of vector NAME. */
+typedef void (*vector_check_fn_t)(const svn_stringbuf_t *in,
+                                  const char *name, apr_pool_t *pool);
+
+/* Run CHECK on each of the (at least MIN_COUNT) vectors of
+   tests/vectors/good/CODEC whose names end in SUFFIX (NULL: all). */
+TEST_UTIL_FN void
+vector_check_good(const char *codec, const char *suffix, int min_count,
+                  vector_check_fn_t check, apr_pool_t *pool)
+{
+  const char *dir;
+  apr_array_header_t *names = vector_list(&dir, "good", codec, suffix,
+                                          min_count, pool);
+  int i;
+
+  for (i = 0; i < names->nelts; i++)
+    {
+      const char *name = APR_ARRAY_IDX(names, i, const char *);
+      check(vector_load(dir, name, pool), name, pool);
+    }
+}
+
+/* The parser under test: decode IN, the contents of vector NAME, and
+   return its error. */
+typedef svn_error_t *(*vector_parse_fn_t)(const svn_stringbuf_t *in,
+                                          const char *name,
+                                          apr_pool_t *pool);
+
+/* Each of the (at least MIN_COUNT) vectors of tests/vectors/bad/CODEC
+   whose names end in SUFFIX (NULL: all) makes PARSE fail with the error
+   its sidecar names. */
+TEST_UTIL_FN void
+vector_check_bad(const char *codec, const char *suffix, int min_count,
+                 vector_parse_fn_t parse, apr_pool_t *pool)
+{
+  const char *dir;
+  apr_array_header_t *names = vector_list(&dir, "bad", codec, suffix,
+                                          min_count, pool);
+  int i;
+
+  for (i = 0; i < names->nelts; i++)
+    {
+      const char *name = APR_ARRAY_IDX(names, i, const char *);
+      apr_status_t code;
+      const char *rule;
+
+      vector_expect(&code, &rule, dir, name, pool);
+      vector_check_error(parse(vector_load(dir, name, pool), name, pool),
+                         code, rule, name);
+    }
+}
+
+/* Format number from a vector name "f<N>-...". */
+TEST_UTIL_FN int
+vector_format(const char *name)
+{
+  assert_true(name[0] == 'f' && name[1] >= '6' && name[1] <= '8');
+  return name[1] - '0';
+}
+
+#endif
