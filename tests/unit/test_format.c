@@ -6,53 +6,44 @@
 
 #include <apr_general.h>
 #include "format.h"
-#include "admin_test_util.h"
+#include "test_util.h"
 
 /* Every good vector parses, and unparsing gives back the same bytes
    (the vectors are files written by stock svnadmin). */
 static void
+check_good_vector(const svn_stringbuf_t *text, const char *name,
+                  apr_pool_t *pool)
+{
+  svn_fs_fs__format_t format;
+
+  assert_null(svn_fs_fs__format_parse(&format, text->data, text->len, name));
+  assert_string_equal(svn_fs_fs__format_unparse(&format, pool), text->data);
+}
+
+static void
 test_good_vectors(void **state)
 {
   apr_pool_t *pool = svn_pool_create(NULL);
-  const char *dir = admin_vector_dir("good", "format", pool);
-  apr_array_header_t *names = admin_vector_names(dir, pool);
-  int i;
 
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *text = admin_vector_load(dir, name, pool);
-      svn_fs_fs__format_t format;
-
-      assert_null(svn_fs_fs__format_parse(&format, text->data, text->len,
-                                          name));
-      assert_string_equal(svn_fs_fs__format_unparse(&format, pool),
-                          text->data);
-    }
+  vector_check_good("format", NULL, 1, check_good_vector, pool);
   svn_pool_destroy(pool);
+}
+
+static svn_error_t *
+parse_bad_vector(const svn_stringbuf_t *text, const char *name,
+                 apr_pool_t *pool)
+{
+  svn_fs_fs__format_t format;
+
+  return svn_fs_fs__format_parse(&format, text->data, text->len, name);
 }
 
 static void
 test_bad_vectors(void **state)
 {
   apr_pool_t *pool = svn_pool_create(NULL);
-  const char *dir = admin_vector_dir("bad", "format", pool);
-  apr_array_header_t *names = admin_vector_names(dir, pool);
-  int i;
 
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *text = admin_vector_load(dir, name, pool);
-      svn_fs_fs__format_t format;
-      apr_status_t code;
-      const char *rule;
-
-      admin_vector_expect(&code, &rule, dir, name, pool);
-      admin_check_error(svn_fs_fs__format_parse(&format, text->data,
-                                                text->len, name),
-                        code, rule, name);
-    }
+  vector_check_bad("format", NULL, 1, parse_bad_vector, pool);
   svn_pool_destroy(pool);
 }
 

@@ -8,55 +8,49 @@
 #include <apr_general.h>
 #include "svn_hash.h"
 #include "hashdump.h"
-#include "admin_test_util.h"
+#include "test_util.h"
 
 /* Good vectors (revprop files written by stock svn) parse, and writing
    the result back reproduces them byte for byte (stock key order). */
 static void
+check_good_vector(const svn_stringbuf_t *text, const char *name,
+                  apr_pool_t *pool)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
+  apr_hash_t *props;
+
+  assert_null(svn_fs_fs__hashdump_parse(&props, NULL, text->data, text->len,
+                                        name, pool));
+  svn_fs_fs__hashdump_unparse(out, props, pool);
+  assert_int_equal(out->len, text->len);
+  assert_memory_equal(out->data, text->data, text->len);
+}
+
+static void
 test_good_vectors(void **state)
 {
   apr_pool_t *pool = svn_pool_create(NULL);
-  const char *dir = admin_vector_dir("good", "hashdump", pool);
-  apr_array_header_t *names = admin_vector_names(dir, pool);
-  int i;
 
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *text = admin_vector_load(dir, name, pool);
-      svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
-      apr_hash_t *props;
-
-      assert_null(svn_fs_fs__hashdump_parse(&props, NULL, text->data,
-                                            text->len, name, pool));
-      svn_fs_fs__hashdump_unparse(out, props, pool);
-      assert_int_equal(out->len, text->len);
-      assert_memory_equal(out->data, text->data, text->len);
-    }
+  vector_check_good("hashdump", NULL, 1, check_good_vector, pool);
   svn_pool_destroy(pool);
+}
+
+static svn_error_t *
+parse_bad_vector(const svn_stringbuf_t *text, const char *name,
+                 apr_pool_t *pool)
+{
+  apr_hash_t *props;
+
+  return svn_fs_fs__hashdump_parse(&props, NULL, text->data, text->len, name,
+                                   pool);
 }
 
 static void
 test_bad_vectors(void **state)
 {
   apr_pool_t *pool = svn_pool_create(NULL);
-  const char *dir = admin_vector_dir("bad", "hashdump", pool);
-  apr_array_header_t *names = admin_vector_names(dir, pool);
-  int i;
 
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *text = admin_vector_load(dir, name, pool);
-      apr_hash_t *props;
-      apr_status_t code;
-      const char *rule;
-
-      admin_vector_expect(&code, &rule, dir, name, pool);
-      admin_check_error(svn_fs_fs__hashdump_parse(&props, NULL, text->data,
-                                                   text->len, name, pool),
-                        code, rule, name);
-    }
+  vector_check_bad("hashdump", NULL, 1, parse_bad_vector, pool);
   svn_pool_destroy(pool);
 }
 
@@ -85,9 +79,9 @@ test_round_trip_and_consumed(void **state)
   assert_string_equal(((svn_string_t *)svn_hash_gets(back, "svn:log"))->data,
                       "a\nEND\nK 1\n");
   /* Without CONSUMED the trailer is an error (HASH-1). */
-  admin_check_error(svn_fs_fs__hashdump_parse(&back, NULL, out->data,
-                                              out->len, "t", pool),
-                    SVN_ERR_FS_CORRUPT, "HASH-1", "trailer");
+  vector_check_error(svn_fs_fs__hashdump_parse(&back, NULL, out->data,
+                                               out->len, "t", pool),
+                     SVN_ERR_FS_CORRUPT, "HASH-1", "trailer");
   svn_pool_destroy(pool);
 }
 

@@ -9,15 +9,7 @@
 #include "svn_hash.h"
 #include "hashdump.h"
 #include "revprops_codec.h"
-#include "admin_test_util.h"
-
-/* TRUE if NAME ends with SUFFIX. */
-static svn_boolean_t
-ends_with(const char *name, const char *suffix)
-{
-  size_t n = strlen(name), s = strlen(suffix);
-  return n >= s && strcmp(name + n - s, suffix) == 0;
-}
+#include "test_util.h"
 
 /* Unwrap and parse the pack file TEXT; every revision's dump must parse. */
 static svn_error_t *
@@ -41,91 +33,97 @@ parse_pack_file(svn_fs_fs__revprop_pack_t *pack, svn_stringbuf_t **plain,
   return SVN_NO_ERROR;
 }
 
-/* Stock-made manifests and packs (shard size 4) parse and re-encode to
-   the same bytes; the compressed pack re-encodes to the same plain
-   container. */
+/* Stock's manifest TEXT (shard size 4) parses and re-encodes to the same
+   bytes. */
+static void
+check_good_manifest(const svn_stringbuf_t *text, const char *name,
+                    svn_boolean_t shard0, apr_pool_t *pool)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
+  apr_array_header_t *entries;
+
+  assert_null(svn_fs_fs__revprop_manifest_parse(&entries, text->data,
+                                                text->len, shard0 ? 1 : 4,
+                                                name, pool));
+  assert_int_equal(entries->nelts, shard0 ? 3 : 4);
+  svn_fs_fs__revprop_manifest_unparse(out, entries);
+  assert_string_equal(out->data, text->data);
+}
+
+/* Stock's pack TEXT (shard size 4) parses and re-encodes to the same
+   bytes; a compressed pack re-encodes to the same plain container. */
+static void
+check_good_pack(const svn_stringbuf_t *text, const char *name,
+                svn_boolean_t shard0, apr_pool_t *pool)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(pool), *plain;
+  svn_fs_fs__revprop_pack_t pack;
+  apr_array_header_t *dumps = apr_array_make(pool, 4, sizeof(void *));
+  svn_stringbuf_t *wrapped;
+  int j;
+
+  assert_null(parse_pack_file(&pack, &plain, text, name, pool));
+  assert_int_equal(pack.start_rev, shard0 ? 1 : 4);
+  for (j = 0; j < pack.count; j++)
+    APR_ARRAY_PUSH(dumps, svn_stringbuf_t *)
+      = svn_stringbuf_ncreate(pack.body + pack.offsets[j], pack.sizes[j],
+                              pool);
+  svn_fs_fs__revprop_pack_unparse(out, pack.start_rev, dumps, pool);
+  assert_int_equal(out->len, plain->len);
+  assert_memory_equal(out->data, plain->data, plain->len);
+  assert_null(svn_fs_fs__revprop_pack_wrap(
+                &wrapped, out,
+                vector_name_ends_with(name, "-compressed.pack"), pool));
+  assert_int_equal(wrapped->len, text->len);
+  assert_memory_equal(wrapped->data, text->data, text->len);
+}
+
+static void
+check_good_vector(const svn_stringbuf_t *text, const char *name,
+                  apr_pool_t *pool)
+{
+  svn_boolean_t shard0 = strncmp(name, "shard0", 6) == 0;
+
+  if (vector_name_ends_with(name, ".manifest"))
+    check_good_manifest(text, name, shard0, pool);
+  else
+    check_good_pack(text, name, shard0, pool);
+}
+
 static void
 test_good_vectors(void **state)
 {
   apr_pool_t *pool = svn_pool_create(NULL);
-  const char *dir = admin_vector_dir("good", "revprops", pool);
-  apr_array_header_t *names = admin_vector_names(dir, pool);
-  int i, j;
 
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *text = admin_vector_load(dir, name, pool);
-      svn_stringbuf_t *out = svn_stringbuf_create_empty(pool), *plain;
-      svn_boolean_t shard0 = strncmp(name, "shard0", 6) == 0;
-
-      if (ends_with(name, ".manifest"))
-        {
-          apr_array_header_t *entries;
-          assert_null(svn_fs_fs__revprop_manifest_parse(
-                        &entries, text->data, text->len, shard0 ? 1 : 4,
-                        name, pool));
-          assert_int_equal(entries->nelts, shard0 ? 3 : 4);
-          svn_fs_fs__revprop_manifest_unparse(out, entries);
-          assert_string_equal(out->data, text->data);
-        }
-      else
-        {
-          svn_fs_fs__revprop_pack_t pack;
-          apr_array_header_t *dumps = apr_array_make(pool, 4,
-                                                     sizeof(void *));
-          svn_stringbuf_t *wrapped;
-
-          assert_null(parse_pack_file(&pack, &plain, text, name, pool));
-          assert_int_equal(pack.start_rev, shard0 ? 1 : 4);
-          for (j = 0; j < pack.count; j++)
-            APR_ARRAY_PUSH(dumps, svn_stringbuf_t *)
-              = svn_stringbuf_ncreate(pack.body + pack.offsets[j],
-                                      pack.sizes[j], pool);
-          svn_fs_fs__revprop_pack_unparse(out, pack.start_rev, dumps, pool);
-          assert_int_equal(out->len, plain->len);
-          assert_memory_equal(out->data, plain->data, plain->len);
-          assert_null(svn_fs_fs__revprop_pack_wrap(
-                        &wrapped, out, ends_with(name, "-compressed.pack"),
-                        pool));
-          assert_int_equal(wrapped->len, text->len);
-          assert_memory_equal(wrapped->data, text->data, text->len);
-        }
-    }
+  vector_check_good("revprops", NULL, 1, check_good_vector, pool);
   svn_pool_destroy(pool);
 }
 
 /* Bad manifests are checked as shard 0 (first revision 1). */
+static svn_error_t *
+parse_bad_vector(const svn_stringbuf_t *text, const char *name,
+                 apr_pool_t *pool)
+{
+  if (vector_name_ends_with(name, ".manifest"))
+    {
+      apr_array_header_t *entries;
+      return svn_fs_fs__revprop_manifest_parse(&entries, text->data,
+                                               text->len, 1, name, pool);
+    }
+  else
+    {
+      svn_fs_fs__revprop_pack_t pack;
+      svn_stringbuf_t *plain;
+      return parse_pack_file(&pack, &plain, text, name, pool);
+    }
+}
+
 static void
 test_bad_vectors(void **state)
 {
   apr_pool_t *pool = svn_pool_create(NULL);
-  const char *dir = admin_vector_dir("bad", "revprops", pool);
-  apr_array_header_t *names = admin_vector_names(dir, pool);
-  int i;
 
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *text = admin_vector_load(dir, name, pool), *plain;
-      apr_status_t code;
-      const char *rule;
-      svn_error_t *err;
-
-      admin_vector_expect(&code, &rule, dir, name, pool);
-      if (ends_with(name, ".manifest"))
-        {
-          apr_array_header_t *entries;
-          err = svn_fs_fs__revprop_manifest_parse(&entries, text->data,
-                                                  text->len, 1, name, pool);
-        }
-      else
-        {
-          svn_fs_fs__revprop_pack_t pack;
-          err = parse_pack_file(&pack, &plain, text, name, pool);
-        }
-      admin_check_error(err, code, rule, name);
-    }
+  vector_check_bad("revprops", NULL, 1, parse_bad_vector, pool);
   svn_pool_destroy(pool);
 }
 
