@@ -40,10 +40,10 @@ svn_fs_fs__open_repo_for_recovery(svn_fs_t *fs, const char *path,
                                   apr_pool_t *scratch_pool);
 
 /* Upgrade the repository at PATH, opened into FS, to format 8 the way
-   stock 1.14 does (FORMAT-7): layout and addressing are kept, format 6
-   gains an instance id in db/uuid, db/format is rewritten, NOTIFY_FUNC
-   (may be NULL) hears svn_fs_upgrade_format_bumped.  A format 8
-   repository is left alone.  Takes the write lock. */
+   stock 1.14 does (FORMAT-7): layout and addressing are kept, db/uuid
+   gets a new instance id, db/format is rewritten, NOTIFY_FUNC (may be
+   NULL) hears svn_fs_upgrade_format_bumped.  A format 8 repository is
+   left alone.  Takes all locks. */
 svn_error_t *
 svn_fs_fs__upgrade(svn_fs_t *fs, const char *path,
                    svn_fs_upgrade_notify_t notify_func, void *notify_baton,

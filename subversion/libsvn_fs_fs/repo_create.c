@@ -243,8 +243,10 @@ typedef struct upgrade_baton_t
   void *notify_baton;
 } upgrade_baton_t;
 
-/* Under the write lock: add the instance id if the old format had none,
-   then switch db/format (last, so a crash leaves a valid old repo). */
+/* Under the write lock: write a new instance id (added for format 6,
+   replaced for 7: caches keyed by the old id must not serve the upgraded
+   repository), then switch db/format (last, so a crash leaves a valid
+   old repo). */
 static svn_error_t *
 upgrade_locked(void *baton, apr_pool_t *pool)
 {
@@ -256,16 +258,15 @@ upgrade_locked(void *baton, apr_pool_t *pool)
 
   if (ffd->format >= SVN_FS_FS__MAX_FORMAT)
     return SVN_NO_ERROR;
-  if (ffd->format < SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
-    {
-      const char *instance_id = svn_uuid_generate(pool);
+  {
+    const char *instance_id = svn_uuid_generate(pool);
 
-      text = apr_pstrcat(pool, b->fs->uuid, "\n", instance_id, "\n",
-                         SVN_VA_NULL);
-      SVN_ERR(svn_io_write_atomic2(svn_dirent_join(db, "uuid", pool), text,
-                                   strlen(text), NULL, TRUE, pool));
-      ffd->instance_id = apr_pstrdup(b->fs->pool, instance_id);
-    }
+    text = apr_pstrcat(pool, b->fs->uuid, "\n", instance_id, "\n",
+                       SVN_VA_NULL);
+    SVN_ERR(svn_io_write_atomic2(svn_dirent_join(db, "uuid", pool), text,
+                                 strlen(text), NULL, TRUE, pool));
+    ffd->instance_id = apr_pstrdup(b->fs->pool, instance_id);
+  }
   format.format = SVN_FS_FS__MAX_FORMAT;
   format.max_files_per_dir = ffd->max_files_per_dir;
   format.use_log_addressing = ffd->use_log_addressing;

@@ -5,7 +5,8 @@
  *     check_destination      new, or an earlier copy of the same repo
  *     (source pack lock held)
  *     copy_small_files       fsfs.conf txn-current locks/ ... uuid
- *     copy_rep_cache         rep-cache.db through SQLite's backup API
+ *     copy_rep_cache         rep-cache.db through SQLite's backup API,
+ *                            then rows after the youngest dropped
  *     copy_packed_shards     revs/S.pack, revprops/S.pack (+ r0 props)
  *     min-unpacked-rev, then drop shards the copy now has packed
  *     copy_unpacked_revs     revs/.../R and revprops/.../R up to youngest
@@ -28,6 +29,7 @@
 #include "format.h"
 #include "paths.h"
 #include "repo.h"
+#include "repo_repcache.h"
 
 typedef struct hotcopy_t
 {
@@ -352,6 +354,9 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   SVN_ERR(ensure_dir(h, "revprops", pool));
   SVN_ERR(copy_small_files(h, pool));
   SVN_ERR(copy_rep_cache(h, pool));
+  /* Rows of commits that finished after we read the youngest revision
+     would point past the copy's end (REPCACHE-1). */
+  SVN_ERR(svn_fs_fs__rep_cache_prune(h->dst, h->youngest, pool));
   SVN_ERR(copy_packed_shards(h, pool));
   SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
                       pool, "%ld\n", ffd->min_unpacked_rev), pool));

@@ -4,7 +4,10 @@
  *   svn_fs_fs__recover               (all locks held)
  *     find_youngest                  probe rev files above the packs
  *     check_root                     the tree layer reads its root
- *     compare with the old db/current, then rewrite it
+ *     compare with the old db/current
+ *     check_revprops                 the youngest has its revprops
+ *     svn_fs_fs__rep_cache_prune     no rows after the youngest
+ *     rewrite db/current
  */
 #include <apr_strings.h>
 
@@ -14,6 +17,7 @@
 #include "corrupt.h"
 #include "paths.h"
 #include "repo.h"
+#include "repo_repcache.h"
 #include "tree.h"
 
 typedef struct recover_baton_t
@@ -69,6 +73,31 @@ check_root(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
   return SVN_NO_ERROR;
 }
 
+/* An unpacked youngest revision needs its revprops file: revprops are
+   written after the rev file, so a missing one means more is lost than
+   db/current, and recovery stops rather than publish the revision
+   (CURRENT-2; stock refuses the same way).  Packed revisions were
+   complete when they were packed. */
+static svn_error_t *
+check_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
+{
+  svn_node_kind_t kind;
+
+  if (rev < SVN_FS_FS__DATA(fs)->min_unpacked_rev)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_io_check_path(svn_fs_fs__path_revprops(fs, rev, pool), &kind,
+                            pool));
+  if (kind == svn_node_none)
+    return svn_fs_fs__corrupt("CURRENT-2", NULL,
+                              "Revision %ld has a revs file but no "
+                              "revprops file", rev);
+  if (kind != svn_node_file)
+    return svn_fs_fs__corrupt("CURRENT-2", NULL,
+                              "Revision %ld has a non-file where its "
+                              "revprops file should be", rev);
+  return SVN_NO_ERROR;
+}
+
 /* The revision db/current names, or SVN_INVALID_REVNUM if it is missing
    or unreadable. */
 static svn_revnum_t
@@ -110,6 +139,8 @@ recover_locked(void *baton, apr_pool_t *pool)
     return svn_error_createf(SVN_ERR_FS_CORRUPT, NULL,
                              "Expected current rev to be <= %ld "
                              "but found %ld", youngest, current);
+  SVN_ERR(check_revprops(fs, youngest, pool));
+  SVN_ERR(svn_fs_fs__rep_cache_prune(fs->path, youngest, pool));
   text = apr_psprintf(pool, "%ld\n", youngest);
   return svn_error_trace(svn_io_write_atomic2(path, text, strlen(text),
                                               NULL, TRUE, pool));

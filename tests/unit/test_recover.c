@@ -1,11 +1,12 @@
 /* test_recover.c --- component test for repo_recover.c on a small stock
  * repository (tests/vectors/good/recover-repo: format 6, shard size 4,
- * r0..r10; doc/format/uuid-current.md CURRENT-2). */
+ * r0..r10; doc/format/uuid-current.md CURRENT-2, layout.md REPCACHE-1). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include <apr_general.h>
 #include "svn_dirent_uri.h"
@@ -105,12 +106,100 @@ test_current_too_new(void **state)
   svn_pool_destroy(pool);
 }
 
+/* An unpacked youngest revision without revprops is not published. */
+static void
+test_youngest_without_revprops(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db = damaged_copy("9\n", 11, pool);
+  svn_error_t *err;
+
+  assert_null(svn_io_remove_file2(svn_dirent_join(db, "revprops/2/10", pool),
+                                  FALSE, pool));
+  err = recover(db, pool);
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+  assert_non_null(strstr(err->message, "no revprops file"));
+  svn_error_clear(err);
+  assert_string_equal(current_of(db, pool), "9\n");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
+/* Run SQL on DB/rep-cache.db (created if missing). */
+static void
+rep_cache_exec(const char *db, const char *sql, apr_pool_t *pool)
+{
+  sqlite3 *h;
+
+  assert_int_equal(sqlite3_open(svn_dirent_join(db, "rep-cache.db", pool),
+                                &h), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+}
+
+/* The revisions named by DB/rep-cache.db's rows, ascending, as "3 8". */
+static const char *
+rep_cache_revs(const char *db, apr_pool_t *pool)
+{
+  const char *out = "";
+  sqlite3 *h;
+  sqlite3_stmt *stmt;
+
+  assert_int_equal(sqlite3_open_v2(svn_dirent_join(db, "rep-cache.db", pool),
+                                   &h, SQLITE_OPEN_READONLY, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(
+                     h, "SELECT revision FROM rep_cache ORDER BY revision",
+                     -1, &stmt, NULL), SQLITE_OK);
+  while (sqlite3_step(stmt) == SQLITE_ROW)
+    out = apr_psprintf(pool, "%s%s%" APR_INT64_T_FMT, out, *out ? " " : "",
+                       (apr_int64_t)sqlite3_column_int64(stmt, 0));
+  sqlite3_finalize(stmt);
+  sqlite3_close(h);
+  return out;
+}
+
+/* Rows after the recovered youngest go (REPCACHE-1); without a
+   rep-cache.db none is created. */
+static void
+test_rep_cache_pruned(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db = damaged_copy("7\n", 9, pool);
+  svn_node_kind_t kind;
+
+  rep_cache_exec(db, "CREATE TABLE rep_cache (hash TEXT NOT NULL PRIMARY KEY,"
+                     " revision INTEGER NOT NULL, offset INTEGER NOT NULL,"
+                     " size INTEGER NOT NULL, expanded_size INTEGER NOT NULL)"
+                     " WITHOUT ROWID;"
+                     "INSERT INTO rep_cache VALUES ('a', 3, 0, 1, 1);"
+                     "INSERT INTO rep_cache VALUES ('b', 8, 0, 1, 1);"
+                     "INSERT INTO rep_cache VALUES ('c', 9, 0, 1, 1);"
+                     "INSERT INTO rep_cache VALUES ('d', 10, 0, 1, 1);",
+                 pool);
+  assert_null(recover(db, pool));
+  assert_string_equal(current_of(db, pool), "8\n");
+  assert_string_equal(rep_cache_revs(db, pool), "3 8");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+
+  db = damaged_copy("7\n", 11, pool);
+  assert_null(recover(db, pool));
+  assert_null(svn_io_check_path(svn_dirent_join(db, "rep-cache.db", pool),
+                                &kind, pool));
+  assert_int_equal(kind, svn_node_none);
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_recover_current),
     cmocka_unit_test(test_current_too_new),
+    cmocka_unit_test(test_youngest_without_revprops),
+    cmocka_unit_test(test_rep_cache_pruned),
   };
 
   apr_initialize();

@@ -180,6 +180,45 @@ test_create_options(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Upgrading keeps layout, addressing and the UUID, and always writes a
+   fresh instance id (FORMAT-7): stock replaces format 7's too, so caches
+   keyed by the old id cannot serve the upgraded repository. */
+static void
+test_upgrade(void **state)
+{
+  static const struct { const char *compat, *text; } cases[] = {
+    { "1.8", "8\nlayout sharded 1000\naddressing physical\n" },
+    { "1.9", "8\nlayout sharded 1000\naddressing logical\n" },
+    { "1.14", "8\nlayout sharded 1000\naddressing logical\n" },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+      apr_pool_t *pool = svn_pool_create(NULL);
+      svn_fs_t *fs;
+      const char *db = create(&fs, pool, SVN_FS_CONFIG_COMPATIBLE_VERSION,
+                              cases[i].compat, NULL);
+      const char *before = db_file(db, "uuid", pool), *after;
+      svn_boolean_t was_8 = strcmp(cases[i].compat, "1.14") == 0;
+
+      expect_no_error(svn_fs_fs__upgrade(new_fs(NULL, pool), db, NULL, NULL,
+                                         pool));
+      after = db_file(db, "uuid", pool);
+      assert_string_equal(db_file(db, "format", pool), cases[i].text);
+      assert_int_equal(db_mode(db, "format", pool), 0444);
+      assert_int_equal(strlen(after), 2 * 37);
+      assert_int_equal(strncmp(before, after, 37), 0);
+      if (was_8)
+        assert_string_equal(before, after);
+      else
+        assert_true(strlen(before) < 2 * 37
+                    || strcmp(before + 37, after + 37) != 0);
+      assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+      svn_pool_destroy(pool);
+    }
+}
+
 /* Overwrite DB/NAME (read-only or not) with TEXT. */
 static void
 damage(const char *db, const char *name, const char *text, apr_pool_t *pool)
@@ -233,6 +272,7 @@ main(void)
     cmocka_unit_test(test_create_formats),
     cmocka_unit_test(test_create_options),
     cmocka_unit_test(test_open_damaged),
+    cmocka_unit_test(test_upgrade),
   };
 
   apr_initialize();
