@@ -7,13 +7,13 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
-#include <stdio.h>
 #include <cmocka.h>
 
 #include <apr_general.h>
 #include "svn_pools.h"
 
 #include "footer.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
 
@@ -89,15 +89,9 @@ test_footer_bad(void **state)
                       ? len : (apr_size_t)cases[k].size;
       svn_error_t *err = svn_fs_fs__footer_parse(&f, buf + len - tail, tail,
                                                  cases[k].size, "t");
-      char rule[32];
 
-      if (err == NULL)
-        fail_msg("footer case %zu accepted", k);
-      assert_int_equal(err->apr_err, SVN_ERR_FS_INDEX_CORRUPTION);
-      snprintf(rule, sizeof(rule), "rule %s)", cases[k].rule);
-      if (!strstr(err->message, rule))
-        fail_msg("footer case %zu: '%s' lacks %s", k, err->message, rule);
-      svn_error_clear(err);
+      vector_check_error(err, SVN_ERR_FS_INDEX_CORRUPTION, cases[k].rule,
+                         apr_psprintf(pool, "footer case %zu", k));
     }
 }
 
@@ -133,17 +127,8 @@ test_trailer(void **state)
           assert_int_equal(changes, cases[k].changes);
         }
       else
-        {
-          char rule[32];
-          if (err == NULL)
-            fail_msg("trailer case %zu accepted", k);
-          assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
-          snprintf(rule, sizeof(rule), "rule %s)", cases[k].rule);
-          if (!strstr(err->message, rule))
-            fail_msg("trailer case %zu: '%s' lacks %s", k, err->message,
-                     rule);
-          svn_error_clear(err);
-        }
+        vector_check_error(err, SVN_ERR_FS_CORRUPT, cases[k].rule,
+                           apr_psprintf(pool, "trailer case %zu", k));
     }
 }
 
@@ -178,16 +163,8 @@ test_manifest(void **state)
           assert_int_equal(offsets[4], 2000);
         }
       else
-        {
-          char rule[32];
-          if (err == NULL)
-            fail_msg("manifest case %zu accepted", k);
-          snprintf(rule, sizeof(rule), "rule %s)", cases[k].rule);
-          if (!strstr(err->message, rule))
-            fail_msg("manifest case %zu: '%s' lacks %s", k, err->message,
-                     rule);
-          svn_error_clear(err);
-        }
+        vector_check_error(err, 0, cases[k].rule,
+                           apr_psprintf(pool, "manifest case %zu", k));
     }
 }
 
@@ -200,11 +177,6 @@ main(void)
     cmocka_unit_test(test_trailer),
     cmocka_unit_test(test_manifest),
   };
-  int rc;
 
-  apr_initialize();
-  pool = svn_pool_create(NULL);
-  rc = cmocka_run_group_tests(tests, NULL, NULL);
-  svn_pool_destroy(pool);
-  return rc;
+  return RUN_TESTS_WITH_POOL(tests, pool);
 }

@@ -19,6 +19,7 @@
 #include "private/svn_subr_private.h"
 
 #include "index_codec.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
 
@@ -467,11 +468,6 @@ main(void)
     cmocka_unit_test(test_roundtrip),
     cmocka_unit_test(test_proto_indexes),
   };
-  int rc;
 
-  apr_initialize();
-  pool = svn_pool_create(NULL);
-  rc = cmocka_run_group_tests(tests, NULL, NULL);
-  svn_pool_destroy(pool);
-  return rc;
+  return RUN_TESTS_WITH_POOL(tests, pool);
 }

@@ -26,6 +26,7 @@
 #include "index.h"
 #include "revfile.h"
 #include "paths.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
 
@@ -590,11 +591,6 @@ main(void)
     cmocka_unit_test(test_damaged_lookups),
     cmocka_unit_test(test_reference_repos),
   };
-  int rc;
 
-  apr_initialize();
-  pool = svn_pool_create(NULL);
-  rc = cmocka_run_group_tests(tests, NULL, NULL);
-  svn_pool_destroy(pool);
-  return rc;
+  return RUN_TESTS_WITH_POOL(tests, pool);
 }
