@@ -7,10 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <cmocka.h>
 
 #include <apr_general.h>
@@ -18,45 +15,9 @@
 #include "svn_io.h"
 
 #include "rep_header.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
-
-static const char *
-vector_dir(const char *kind)
-{
-  const char *top = getenv("top_srcdir");
-  return apr_psprintf(pool, "%s/tests/vectors/%s/rep_header",
-                      top ? top : ".", kind);
-}
-
-/* Names (without ".header") of the vectors in DIR. */
-static apr_array_header_t *
-vector_names(const char *dir)
-{
-  apr_array_header_t *names = apr_array_make(pool, 16, sizeof(char *));
-  DIR *d = opendir(dir);
-  struct dirent *e;
-
-  assert_non_null(d);
-  while ((e = readdir(d)) != NULL)
-    {
-      size_t n = strlen(e->d_name);
-      if (n > 7 && strcmp(e->d_name + n - 7, ".header") == 0)
-        APR_ARRAY_PUSH(names, const char *) = apr_pstrndup(pool, e->d_name,
-                                                           n - 7);
-    }
-  closedir(d);
-  return names;
-}
-
-static svn_stringbuf_t *
-slurp(const char *dir, const char *name, const char *suffix)
-{
-  svn_stringbuf_t *s;
-  assert_null(svn_stringbuf_from_file2(
-                &s, apr_psprintf(pool, "%s/%s%s", dir, name, suffix), pool));
-  return s;
-}
 
 /* The .expected form of H. */
 static const char *
@@ -72,55 +33,41 @@ describe(const svn_fs_fs__rep_header_t *h)
                       h->header_size);
 }
 
+/* Good vector NAME.header parses to the fields in NAME.expected. */
+static void
+check_good_vector(const svn_stringbuf_t *in, const char *name,
+                  apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *expected = vector_load_sidecar(
+    vector_dir("good", "rep_header", scratch_pool), name, ".expected",
+    scratch_pool);
+  svn_fs_fs__rep_header_t h;
+  svn_error_t *err = svn_fs_fs__rep_header_parse(&h, in->data, in->len,
+                                                 name);
+  if (err)
+    fail_msg("%s: %s", name, err->message);
+  assert_string_equal(describe(&h), expected->data);
+}
+
 static void
 test_good_vectors(void **state)
 {
-  const char *dir = vector_dir("good");
-  apr_array_header_t *names = vector_names(dir);
-  int i;
+  vector_check_good("rep_header", ".header", 5, check_good_vector, pool);
+}
 
-  assert_true(names->nelts >= 5);
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *in = slurp(dir, name, ".header");
-      svn_stringbuf_t *expected = slurp(dir, name, ".expected");
-      svn_fs_fs__rep_header_t h;
-      svn_error_t *err = svn_fs_fs__rep_header_parse(&h, in->data, in->len,
-                                                     name);
-      if (err)
-        fail_msg("%s: %s", name, err->message);
-      assert_string_equal(describe(&h), expected->data);
-    }
+static svn_error_t *
+parse_bad_vector(const svn_stringbuf_t *in, const char *name,
+                 apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__rep_header_t h;
+
+  return svn_fs_fs__rep_header_parse(&h, in->data, in->len, "here");
 }
 
 static void
 test_bad_vectors(void **state)
 {
-  const char *dir = vector_dir("bad");
-  apr_array_header_t *names = vector_names(dir);
-  int i;
-
-  assert_true(names->nelts >= 10);
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      svn_stringbuf_t *in = slurp(dir, name, ".header");
-      svn_stringbuf_t *expect = slurp(dir, name, ".expect");
-      char code[64], rule[32];
-      svn_fs_fs__rep_header_t h;
-      svn_error_t *err;
-
-      assert_int_equal(sscanf(expect->data, "%63s %31s", code, rule), 2);
-      assert_string_equal(code, "SVN_ERR_FS_CORRUPT");
-      err = svn_fs_fs__rep_header_parse(&h, in->data, in->len, "here");
-      if (!err)
-        fail_msg("%s: accepted", name);
-      if (err->apr_err != SVN_ERR_FS_CORRUPT
-          || !strstr(err->message, apr_psprintf(pool, "rule %s)", rule)))
-        fail_msg("%s: got '%s', wanted %s", name, err->message, rule);
-      svn_error_clear(err);
-    }
+  vector_check_bad("rep_header", ".header", 10, parse_bad_vector, pool);
 }
 
 /* Writing and re-reading gives the same header. */
@@ -184,7 +131,6 @@ main(void)
     cmocka_unit_test(test_round_trip),
     cmocka_unit_test(test_limits),
   };
-  apr_initialize();
-  pool = svn_pool_create(NULL);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+
+  return RUN_TESTS_WITH_POOL(tests, pool);
 }

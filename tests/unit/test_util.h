@@ -137,16 +137,25 @@ vector_error_code(const char *name)
   return 0;
 }
 
+/* Contents of the sidecar file EXT of vector NAME in DIR
+   ("x.txt", ".expect" -> "x.expect"). */
+TEST_UTIL_FN svn_stringbuf_t *
+vector_load_sidecar(const char *dir, const char *name, const char *ext,
+                    apr_pool_t *pool)
+{
+  const char *dot = strrchr(name, '.');
+  char *base = apr_pstrndup(pool, name, dot ? (apr_size_t)(dot - name)
+                                            : strlen(name));
+
+  return vector_load(dir, apr_pstrcat(pool, base, ext, SVN_VA_NULL), pool);
+}
+
 /* Read the sidecar of bad vector NAME ("x.txt" -> "x.expect"). */
 TEST_UTIL_FN void
 vector_expect(apr_status_t *code, const char **rule, const char *dir,
               const char *name, apr_pool_t *pool)
 {
-  const char *dot = strrchr(name, '.');
-  char *base = apr_pstrndup(pool, name, dot ? (apr_size_t)(dot - name)
-                                            : strlen(name));
-  svn_stringbuf_t *e = vector_load(
-    dir, apr_pstrcat(pool, base, ".expect", SVN_VA_NULL), pool);
+  svn_stringbuf_t *e = vector_load_sidecar(dir, name, ".expect", pool);
   char *space;
 
   svn_stringbuf_strip_whitespace(e);
