@@ -93,10 +93,7 @@ check_good_vector(const svn_stringbuf_t *text, const char *name,
 static void
 test_good_vectors(void **state)
 {
-  apr_pool_t *pool = svn_pool_create(NULL);
-
-  vector_check_good("revprops", NULL, 1, check_good_vector, pool);
-  svn_pool_destroy(pool);
+  vector_check_good("revprops", NULL, 1, check_good_vector, NULL);
 }
 
 /* Bad manifests are checked as shard 0 (first revision 1). */
@@ -121,10 +118,7 @@ parse_bad_vector(const svn_stringbuf_t *text, const char *name,
 static void
 test_bad_vectors(void **state)
 {
-  apr_pool_t *pool = svn_pool_create(NULL);
-
-  vector_check_bad("revprops", NULL, 1, parse_bad_vector, pool);
-  svn_pool_destroy(pool);
+  vector_check_bad("revprops", NULL, 1, parse_bad_vector, NULL);
 }
 
 /* A container built from dumps reads back the same dumps. */

@@ -190,41 +190,9 @@ vector_check_error(svn_error_t *err, apr_status_t code, const char *rule,
 /* ------------------------------------------------------------------ */
 /* Whole vector directories                                             */
 
-/* The names in tests/vectors/KIND/CODEC as vector_names() lists them;
-   *DIR gets the directory.  There must be at least MIN_COUNT. */
-TEST_UTIL_FN apr_array_header_t *
-vector_list(const char **dir, const char *kind, const char *codec,
-            const char *suffix, int min_count, apr_pool_t *pool)
-{
-  apr_array_header_t *names;
-
-  *dir = vector_dir(kind, codec, pool);
-  names = vector_names(*dir, suffix, pool);
-  assert_true(names->nelts >= min_count);
-  return names;
-}
-
 /* A check of the codec under test on IN, the contents of vector NAME. */
 typedef void (*vector_check_fn_t)(const svn_stringbuf_t *in,
                                   const char *name, apr_pool_t *pool);
-
-/* Run CHECK on each of the (at least MIN_COUNT) vectors of
-   tests/vectors/good/CODEC whose names end in SUFFIX (NULL: all). */
-TEST_UTIL_FN void
-vector_check_good(const char *codec, const char *suffix, int min_count,
-                  vector_check_fn_t check, apr_pool_t *pool)
-{
-  const char *dir;
-  apr_array_header_t *names = vector_list(&dir, "good", codec, suffix,
-                                          min_count, pool);
-  int i;
-
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      check(vector_load(dir, name, pool), name, pool);
-    }
-}
 
 /* The parser under test: decode IN, the contents of vector NAME, and
    return its error. */
@@ -232,28 +200,83 @@ typedef svn_error_t *(*vector_parse_fn_t)(const svn_stringbuf_t *in,
                                           const char *name,
                                           apr_pool_t *pool);
 
-/* Each of the (at least MIN_COUNT) vectors of tests/vectors/bad/CODEC
-   whose names end in SUFFIX (NULL: all) makes PARSE fail with the error
-   its sidecar names. */
+/* What vector_each() applies to each vector. */
+typedef struct vector_baton_t
+{
+  vector_check_fn_t check;
+  vector_parse_fn_t parse;
+} vector_baton_t;
+
+typedef void (*vector_each_fn_t)(const char *dir, const char *name,
+                                 const svn_stringbuf_t *in,
+                                 const vector_baton_t *baton,
+                                 apr_pool_t *pool);
+
+/* Call FN with BATON on each of the (at least MIN_COUNT) vectors of
+   tests/vectors/KIND/CODEC whose names end in SUFFIX (NULL: all but the
+   sidecars), in name order.  Allocates in a subpool of POOL (which may be
+   NULL); FN gets a pool cleared after each vector. */
+TEST_UTIL_FN void
+vector_each(const char *kind, const char *codec, const char *suffix,
+            int min_count, vector_each_fn_t fn, const vector_baton_t *baton,
+            apr_pool_t *pool)
+{
+  apr_pool_t *scratch_pool = svn_pool_create(pool);
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  const char *dir = vector_dir(kind, codec, scratch_pool);
+  apr_array_header_t *names = vector_names(dir, suffix, scratch_pool);
+  int i;
+
+  assert_true(names->nelts >= min_count);
+  for (i = 0; i < names->nelts; i++)
+    {
+      const char *name = APR_ARRAY_IDX(names, i, const char *);
+
+      svn_pool_clear(iterpool);
+      fn(dir, name, vector_load(dir, name, iterpool), baton, iterpool);
+    }
+  svn_pool_destroy(scratch_pool);
+}
+
+TEST_UTIL_FN void
+vector_run_check(const char *dir, const char *name, const svn_stringbuf_t *in,
+                 const vector_baton_t *baton, apr_pool_t *pool)
+{
+  baton->check(in, name, pool);
+}
+
+TEST_UTIL_FN void
+vector_run_parse(const char *dir, const char *name, const svn_stringbuf_t *in,
+                 const vector_baton_t *baton, apr_pool_t *pool)
+{
+  apr_status_t code;
+  const char *rule;
+
+  vector_expect(&code, &rule, dir, name, pool);
+  vector_check_error(baton->parse(in, name, pool), code, rule, name);
+}
+
+/* Run CHECK on each good vector of CODEC (see vector_each()). */
+TEST_UTIL_FN void
+vector_check_good(const char *codec, const char *suffix, int min_count,
+                  vector_check_fn_t check, apr_pool_t *pool)
+{
+  vector_baton_t baton = { check, NULL };
+
+  vector_each("good", codec, suffix, min_count, vector_run_check, &baton,
+              pool);
+}
+
+/* Each bad vector of CODEC (see vector_each()) makes PARSE fail with the
+   error its sidecar names. */
 TEST_UTIL_FN void
 vector_check_bad(const char *codec, const char *suffix, int min_count,
                  vector_parse_fn_t parse, apr_pool_t *pool)
 {
-  const char *dir;
-  apr_array_header_t *names = vector_list(&dir, "bad", codec, suffix,
-                                          min_count, pool);
-  int i;
+  vector_baton_t baton = { NULL, parse };
 
-  for (i = 0; i < names->nelts; i++)
-    {
-      const char *name = APR_ARRAY_IDX(names, i, const char *);
-      apr_status_t code;
-      const char *rule;
-
-      vector_expect(&code, &rule, dir, name, pool);
-      vector_check_error(parse(vector_load(dir, name, pool), name, pool),
-                         code, rule, name);
-    }
+  vector_each("bad", codec, suffix, min_count, vector_run_parse, &baton,
+              pool);
 }
 
 /* Format number from a vector name "f<N>-...". */
