@@ -1,7 +1,7 @@
 /* locks_write.c --- creating and removing locks (locks_write.h).
  *
  *   svn_fs_fs__locks_lock / _unlock          (under db/write-lock)
- *     for each target path, in sorted order:
+ *     for_each_target: each path, in sorted order:
  *       lock_one / unlock_one                checks, per-path errors
  *         add_lock / remove_lock             the path's digest file, then
  *           update_entry                     every ancestor's "children"
@@ -213,6 +213,74 @@ svn_fs_fs__generate_lock_token(apr_pool_t *pool)
 }
 
 /* ------------------------------------------------------------------ */
+/* Requests over many paths                                            */
+
+/* The per-path step of a request: lock or unlock PATH as VALUE (its
+   entry in the request's targets hash) says, using BATON.  A lock made
+   goes to *LOCK_P, which starts as NULL. */
+typedef svn_error_t *(*path_op_t)(svn_lock_t **lock_p, void *baton,
+                                  const char *path, const void *value,
+                                  apr_pool_t *pool);
+
+/* Report one path's outcome; remember the first callback error. */
+static void
+report(svn_error_t **first_cb_err, svn_fs_lock_callback_t callback,
+       void *baton, const char *path, const svn_lock_t *lock,
+       svn_error_t *err, apr_pool_t *pool)
+{
+  svn_error_t *cb_err = callback ? callback(baton, path, lock, err, pool)
+                                 : SVN_NO_ERROR;
+
+  if (cb_err && !*first_cb_err)
+    *first_cb_err = cb_err;
+  else
+    svn_error_clear(cb_err);
+  svn_error_clear(err);
+}
+
+/* Run OP (with OP_BATON) on each path of TARGETS and report each outcome
+   to CALLBACK (with CALLBACK_BATON): a per-path error goes to the callback,
+   not to our caller.  Paths go in sorted order, which makes the outcome
+   of a many-path request reproducible.  Returns the first callback
+   error. */
+static svn_error_t *
+for_each_target(apr_hash_t *targets, path_op_t op, void *op_baton,
+                svn_fs_lock_callback_t callback, void *callback_baton,
+                apr_pool_t *pool)
+{
+  apr_array_header_t *paths
+    = svn_sort__hash(targets, svn_sort_compare_items_as_paths, pool);
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  svn_error_t *first_cb_err = SVN_NO_ERROR;
+  int i;
+
+  for (i = 0; i < paths->nelts; i++)
+    {
+      svn_sort__item_t *item = &APR_ARRAY_IDX(paths, i, svn_sort__item_t);
+      svn_lock_t *lock = NULL;
+      svn_error_t *err;
+
+      svn_pool_clear(iterpool);
+      err = op(&lock, op_baton,
+               svn_fs__canonicalize_abspath(item->key, iterpool),
+               item->value, iterpool);
+      report(&first_cb_err, callback, callback_baton, item->key,
+             err ? NULL : lock, err, iterpool);
+    }
+  svn_pool_destroy(iterpool);
+  return first_cb_err;
+}
+
+/* The error for a request that needs a user when FS has none. */
+static svn_error_t *
+no_user_error(svn_fs_t *fs)
+{
+  return svn_error_createf(SVN_ERR_FS_NO_USER, NULL,
+                           "No username is currently associated with "
+                           "filesystem '%s'", fs->uuid);
+}
+
+/* ------------------------------------------------------------------ */
 /* Locking                                                             */
 
 /* Everything lock_one needs besides the path. */
@@ -220,6 +288,7 @@ typedef struct lock_baton_t
 {
   svn_fs_t *fs;
   apr_hash_t *targets;
+  svn_fs_root_t *root;              /* HEAD, once the write lock is held */
   const char *comment;
   svn_boolean_t is_dav_comment;
   apr_time_t expiration_date;
@@ -256,16 +325,18 @@ check_lockable(svn_fs_t *fs, svn_fs_root_t *root, const char *path,
   return SVN_NO_ERROR;
 }
 
-/* Lock PATH for TARGET; *LOCK in B->result_pool. */
+/* Lock PATH for TARGET (an svn_fs_lock_target_t) with BATON (a
+   lock_baton_t); *LOCK_P in its result_pool.  A path_op_t. */
 static svn_error_t *
-lock_one(svn_lock_t **lock_p, lock_baton_t *b, svn_fs_root_t *root,
-         const char *path, const svn_fs_lock_target_t *target,
-         apr_pool_t *pool)
+lock_one(svn_lock_t **lock_p, void *baton, const char *path,
+         const void *value, apr_pool_t *pool)
 {
+  lock_baton_t *b = baton;
+  const svn_fs_lock_target_t *target = value;
   svn_fs_t *fs = b->fs;
   svn_lock_t *existing, *lock;
 
-  SVN_ERR(check_lockable(fs, root, path, target->current_rev, pool));
+  SVN_ERR(check_lockable(fs, b->root, path, target->current_rev, pool));
   SVN_ERR(current_lock(&existing, fs, path, pool));
   if (existing && !b->steal_lock)
     return svn_error_createf(SVN_ERR_FS_PATH_ALREADY_LOCKED, NULL,
@@ -288,58 +359,16 @@ lock_one(svn_lock_t **lock_p, lock_baton_t *b, svn_fs_root_t *root,
   return SVN_NO_ERROR;
 }
 
-/* TARGETS as svn_sort__item_t, sorted by path, in POOL: a fixed order
-   makes the outcome of a many-path request reproducible. */
-static apr_array_header_t *
-sorted_paths(apr_hash_t *targets, apr_pool_t *pool)
-{
-  return svn_sort__hash(targets, svn_sort_compare_items_as_paths, pool);
-}
-
-/* Report one path's outcome; remember the first callback error. */
-static void
-report(svn_error_t **first_cb_err, svn_fs_lock_callback_t callback,
-       void *baton, const char *path, const svn_lock_t *lock,
-       svn_error_t *err, apr_pool_t *pool)
-{
-  svn_error_t *cb_err = callback ? callback(baton, path, lock, err, pool)
-                                 : SVN_NO_ERROR;
-
-  if (cb_err && !*first_cb_err)
-    *first_cb_err = cb_err;
-  else
-    svn_error_clear(cb_err);
-  svn_error_clear(err);
-}
-
 static svn_error_t *
 lock_locked(void *baton, apr_pool_t *pool)
 {
   lock_baton_t *b = baton;
-  apr_array_header_t *paths = sorted_paths(b->targets, pool);
-  apr_pool_t *iterpool = svn_pool_create(pool);
-  svn_error_t *first_cb_err = SVN_NO_ERROR;
-  svn_fs_root_t *root;
   svn_revnum_t youngest;
-  int i;
 
   SVN_ERR(svn_fs_fs__youngest_rev(&youngest, b->fs, pool));
-  SVN_ERR(svn_fs_fs__revision_root(&root, b->fs, youngest, pool));
-  for (i = 0; i < paths->nelts; i++)
-    {
-      svn_sort__item_t *item = &APR_ARRAY_IDX(paths, i, svn_sort__item_t);
-      const char *path;
-      svn_lock_t *lock = NULL;
-      svn_error_t *err;
-
-      svn_pool_clear(iterpool);
-      path = svn_fs__canonicalize_abspath(item->key, iterpool);
-      err = lock_one(&lock, b, root, path, item->value, iterpool);
-      report(&first_cb_err, b->callback, b->callback_baton, item->key,
-             err ? NULL : lock, err, iterpool);
-    }
-  svn_pool_destroy(iterpool);
-  return first_cb_err;
+  SVN_ERR(svn_fs_fs__revision_root(&b->root, b->fs, youngest, pool));
+  return for_each_target(b->targets, lock_one, b, b->callback,
+                         b->callback_baton, pool);
 }
 
 svn_error_t *
@@ -352,11 +381,10 @@ svn_fs_fs__locks_lock(svn_fs_t *fs, apr_hash_t *targets,
   lock_baton_t b;
 
   if (!fs->access_ctx || !fs->access_ctx->username)
-    return svn_error_createf(SVN_ERR_FS_NO_USER, NULL,
-                             "No username is currently associated with "
-                             "filesystem '%s'", fs->uuid);
+    return no_user_error(fs);
   b.fs = fs;
   b.targets = targets;
+  b.root = NULL;
   b.comment = comment;
   b.is_dav_comment = is_dav_comment;
   b.expiration_date = expiration_date;
@@ -380,11 +408,15 @@ typedef struct unlock_baton_t
   void *callback_baton;
 } unlock_baton_t;
 
-/* Remove the lock on PATH if TOKEN and the user may (LOCK-5). */
+/* Remove the lock on PATH if the token VALUE (a const char *) and the
+   user may (LOCK-5); BATON is an unlock_baton_t.  A path_op_t that leaves
+   *LOCK_P alone. */
 static svn_error_t *
-unlock_one(unlock_baton_t *b, const char *path, const char *token,
-           apr_pool_t *pool)
+unlock_one(svn_lock_t **lock_p, void *baton, const char *path,
+           const void *value, apr_pool_t *pool)
 {
+  unlock_baton_t *b = baton;
+  const char *token = value;
   svn_fs_t *fs = b->fs;
   svn_lock_t *lock;
   const char *user = fs->access_ctx ? fs->access_ctx->username : NULL;
@@ -401,9 +433,7 @@ unlock_one(unlock_baton_t *b, const char *path, const char *token,
                                  "Cannot verify lock on path '%s'; no "
                                  "matching lock-token available", path);
       if (user == NULL)
-        return svn_error_createf(SVN_ERR_FS_NO_USER, NULL,
-                                 "No username is currently associated "
-                                 "with filesystem '%s'", fs->uuid);
+        return no_user_error(fs);
       if (strcmp(user, lock->owner) != 0)
         return svn_error_createf(SVN_ERR_FS_LOCK_OWNER_MISMATCH, NULL,
                                  "User '%s' is trying to use a lock owned "
@@ -417,24 +447,9 @@ static svn_error_t *
 unlock_locked(void *baton, apr_pool_t *pool)
 {
   unlock_baton_t *b = baton;
-  apr_array_header_t *paths = sorted_paths(b->targets, pool);
-  apr_pool_t *iterpool = svn_pool_create(pool);
-  svn_error_t *first_cb_err = SVN_NO_ERROR;
-  int i;
 
-  for (i = 0; i < paths->nelts; i++)
-    {
-      svn_sort__item_t *item = &APR_ARRAY_IDX(paths, i, svn_sort__item_t);
-      svn_error_t *err;
-
-      svn_pool_clear(iterpool);
-      err = unlock_one(b, svn_fs__canonicalize_abspath(item->key, iterpool),
-                       item->value, iterpool);
-      report(&first_cb_err, b->callback, b->callback_baton, item->key,
-             NULL, err, iterpool);
-    }
-  svn_pool_destroy(iterpool);
-  return first_cb_err;
+  return for_each_target(b->targets, unlock_one, b, b->callback,
+                         b->callback_baton, pool);
 }
 
 svn_error_t *
