@@ -115,6 +115,19 @@ lock_from_props(svn_lock_t **lock_p, apr_hash_t *props, apr_pool_t *pool)
   return SVN_NO_ERROR;
 }
 
+/* Read the digest file DIGEST: *PROPS gets its hash (NULL if there is
+   no such file), *LOCK_P the unexpired lock it holds (or NULL). */
+static svn_error_t *
+read_digest_lock(apr_hash_t **props, svn_lock_t **lock_p, svn_fs_t *fs,
+                 const char *digest, apr_pool_t *pool)
+{
+  SVN_ERR(svn_fs_fs__lock_read_digest(props, fs, digest, pool));
+  *lock_p = NULL;
+  if (*props)
+    SVN_ERR(lock_from_props(lock_p, *props, pool));
+  return SVN_NO_ERROR;
+}
+
 svn_error_t *
 svn_fs_fs__locks_get(svn_lock_t **lock, svn_fs_t *fs, const char *path,
                      apr_pool_t *pool)
@@ -122,13 +135,8 @@ svn_fs_fs__locks_get(svn_lock_t **lock, svn_fs_t *fs, const char *path,
   apr_hash_t *props;
 
   path = svn_fs__canonicalize_abspath(path, pool);
-  SVN_ERR(svn_fs_fs__lock_read_digest(&props, fs,
-                                      svn_fs_fs__lock_digest(path, pool),
-                                      pool));
-  *lock = NULL;
-  if (props == NULL)
-    return SVN_NO_ERROR;
-  SVN_ERR(lock_from_props(lock, props, pool));
+  SVN_ERR(read_digest_lock(&props, lock, fs,
+                           svn_fs_fs__lock_digest(path, pool), pool));
   if (*lock && strcmp((*lock)->path, path) != 0)
     return svn_fs_fs__corrupt("LOCK-1", path,
                               "Lock file is for '%s'", (*lock)->path);
@@ -164,12 +172,10 @@ svn_fs_fs__locks_walk(svn_fs_t *fs, const char *path, svn_depth_t depth,
   apr_array_header_t *digests;
 
   path = svn_fs__canonicalize_abspath(path, pool);
-  SVN_ERR(svn_fs_fs__lock_read_digest(&props, fs,
-                                      svn_fs_fs__lock_digest(path, pool),
-                                      pool));
+  SVN_ERR(read_digest_lock(&props, &lock, fs,
+                           svn_fs_fs__lock_digest(path, pool), pool));
   if (props == NULL)
     return SVN_NO_ERROR;
-  SVN_ERR(lock_from_props(&lock, props, pool));
   SVN_ERR(report_lock(lock, path, depth, get_locks_func, get_locks_baton,
                       pool));
   children = prop(props, "children");
@@ -181,12 +187,10 @@ svn_fs_fs__locks_walk(svn_fs_t *fs, const char *path, svn_depth_t depth,
       apr_hash_t *child;
 
       svn_pool_clear(iterpool);
-      SVN_ERR(svn_fs_fs__lock_read_digest(
-                &child, fs, APR_ARRAY_IDX(digests, i, const char *),
-                iterpool));
-      if (child == NULL)
-        continue;
-      SVN_ERR(lock_from_props(&lock, child, iterpool));
+      /* A vanished child has no lock to report (report_lock skips NULL). */
+      SVN_ERR(read_digest_lock(&child, &lock, fs,
+                               APR_ARRAY_IDX(digests, i, const char *),
+                               iterpool));
       SVN_ERR(report_lock(lock, path, depth, get_locks_func,
                           get_locks_baton, iterpool));
     }
