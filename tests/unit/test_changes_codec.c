@@ -41,9 +41,7 @@ check_good_vector(const svn_stringbuf_t *in, const char *name,
   /* Revision lists end with an empty line, txn files just stop. */
   if (!txn)
     svn_stringbuf_appendbyte(out, '\n');
-  if (strcmp(out->data, in->data) != 0)
-    fail_msg("%s: printed\n%s\ninstead of\n%s", name, out->data,
-             in->data);
+  vector_check_printed(out, in, name);
 }
 
 static void

@@ -38,9 +38,7 @@ check_good_vector(const svn_stringbuf_t *in, const char *name,
   svn_fs_fs__noderev_unparse(out, nr,
                              strstr(name, "-r0-") ? 6 : vector_format(name),
                              scratch_pool);
-  if (strcmp(out->data, in->data) != 0)
-    fail_msg("%s: printed\n%s\ninstead of\n%s", name, out->data,
-             in->data);
+  vector_check_printed(out, in, name);
 }
 
 static void

@@ -112,6 +112,16 @@ vector_load(const char *dir, const char *name, apr_pool_t *pool)
   return buf;
 }
 
+/* OUT, what the codec printed for vector NAME, must read as IN. */
+TEST_UTIL_FN void
+vector_check_printed(const svn_stringbuf_t *out, const svn_stringbuf_t *in,
+                     const char *name)
+{
+  if (strcmp(out->data, in->data) != 0)
+    fail_msg("%s: printed\n%s\ninstead of\n%s", name, out->data,
+             in->data);
+}
+
 /* ------------------------------------------------------------------ */
 /* Expected errors                                                      */
 
