@@ -306,8 +306,8 @@ fs_freeze(svn_fs_t *fs, svn_fs_freeze_func_t freeze_func, void *freeze_baton,
   SVN_ERR(svn_fs__check_fs(fs, TRUE));
   b.func = freeze_func;
   b.baton = freeze_baton;
-  return svn_error_trace(svn_fs_fs__with_all_locks(fs, freeze_locked, &b,
-                                                   pool));
+  return svn_error_trace(svn_fs_fs__with_freeze_locks(fs, freeze_locked, &b,
+                                                      pool));
 }
 
 static svn_error_t *

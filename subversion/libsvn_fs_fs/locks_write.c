@@ -422,16 +422,16 @@ unlock_one(svn_lock_t **lock_p, void *baton, const char *path,
   const char *user = fs->access_ctx ? fs->access_ctx->username : NULL;
 
   SVN_ERR(current_lock(&lock, fs, path, pool));
-  if (lock == NULL)
+  /* A token that does not match names no lock on PATH: the same error
+     as no lock at all (LOCK-5). */
+  if (lock == NULL
+      || (!b->break_lock && (token == NULL
+                             || strcmp(token, lock->token) != 0)))
     return svn_error_createf(SVN_ERR_FS_NO_SUCH_LOCK, NULL,
                              "No lock on path '%s' in filesystem '%s'",
                              path, fs->uuid);
   if (!b->break_lock)
     {
-      if (token == NULL || strcmp(token, lock->token) != 0)
-        return svn_error_createf(SVN_ERR_FS_BAD_LOCK_TOKEN, NULL,
-                                 "Cannot verify lock on path '%s'; no "
-                                 "matching lock-token available", path);
       if (user == NULL)
         return no_user_error(fs);
       if (strcmp(user, lock->owner) != 0)

@@ -92,11 +92,20 @@ svn_fs_fs__with_write_lock(svn_fs_t *fs,
 /* Run FUNC(BATON) holding every repository lock, outermost first:
    db/write-lock (with the in-process mutex), db/pack-lock (format 7+;
    created if missing, as stock does) and db/txn-current-lock
-   (LOCKFILE-2).  For freeze and upgrade. */
+   (LOCKFILE-2).  For upgrade, recover and incremental hot copies. */
 svn_error_t *
 svn_fs_fs__with_all_locks(svn_fs_t *fs,
                           svn_error_t *(*func)(void *baton,
                                                apr_pool_t *pool),
                           void *baton, apr_pool_t *pool);
+
+/* Like svn_fs_fs__with_all_locks without db/txn-current-lock: what
+   'svnadmin freeze' holds, as with stock (LOCKFILE-2) -- new
+   transactions may still begin, nothing can be committed or packed. */
+svn_error_t *
+svn_fs_fs__with_freeze_locks(svn_fs_t *fs,
+                             svn_error_t *(*func)(void *baton,
+                                                  apr_pool_t *pool),
+                             void *baton, apr_pool_t *pool);
 
 #endif

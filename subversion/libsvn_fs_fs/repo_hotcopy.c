@@ -3,7 +3,8 @@
  *
  *   svn_fs_fs__hotcopy
  *     check_destination      new, or an earlier copy of the same repo
- *     (source pack lock held)
+ *     (an earlier copy's locks held, then the source's pack lock if we
+ *     may write to the source)
  *     copy_small_files       fsfs.conf txn-current locks/ ... uuid
  *     copy_rep_cache         rep-cache.db through SQLite's backup API,
  *                            then rows after the youngest dropped
@@ -18,6 +19,7 @@
  * while commits go on is safe; the copy ends at the youngest revision
  * seen at the start.
  */
+#include <errno.h>
 #include <sqlite3.h>
 #include <apr_strings.h>
 
@@ -291,20 +293,22 @@ drop_unpacked_shards(hotcopy_t *h, apr_pool_t *pool)
 }
 
 /* Copy the file at source PATH to the same place in the destination
-   (if missing or changed), creating its directory. */
+   (if missing or changed), creating its directory; set *COPIED if it
+   was copied. */
 static svn_error_t *
-copy_rev_file(hotcopy_t *h, const char *path, apr_pool_t *pool)
+copy_rev_file(svn_boolean_t *copied, hotcopy_t *h, const char *path,
+              apr_pool_t *pool)
 {
   const char *rel = relative(h, path);
-  svn_boolean_t copied;
 
   SVN_ERR(ensure_dir(h, svn_relpath_dirname(rel, pool), pool));
-  return svn_error_trace(copy_newer(&copied, path, dst_of(h, rel, pool),
+  return svn_error_trace(copy_newer(copied, path, dst_of(h, rel, pool),
                                     pool));
 }
 
 /* Unpacked revisions up to the youngest; revisions the copy already has
-   only get changed revprops, new ones are notified one by one. */
+   only get changed revprops.  Every revision that needed a copy (new, or
+   with changed revprops) is notified, as stock does (HOTCOPY-3). */
 static svn_error_t *
 copy_unpacked_revs(hotcopy_t *h, apr_pool_t *pool)
 {
@@ -314,15 +318,18 @@ copy_unpacked_revs(hotcopy_t *h, apr_pool_t *pool)
   for (rev = SVN_FS_FS__DATA(h->src)->min_unpacked_rev; rev <= h->youngest;
        rev++)
     {
+      svn_boolean_t copied = FALSE;
+
       svn_pool_clear(iterpool);
       if (h->cancel_func)
         SVN_ERR(h->cancel_func(h->cancel_baton));
-      SVN_ERR(copy_rev_file(h, svn_fs_fs__path_rev(h->src, rev, iterpool),
+      SVN_ERR(copy_rev_file(&copied, h,
+                            svn_fs_fs__path_rev(h->src, rev, iterpool),
                             iterpool));
-      SVN_ERR(copy_rev_file(h, svn_fs_fs__path_revprops(h->src, rev,
-                                                        iterpool),
+      SVN_ERR(copy_rev_file(&copied, h,
+                            svn_fs_fs__path_revprops(h->src, rev, iterpool),
                             iterpool));
-      if (h->notify_func && rev > h->dst_youngest)
+      if (h->notify_func && (copied || rev > h->dst_youngest))
         h->notify_func(h->notify_baton, rev, rev, iterpool);
     }
   svn_pool_destroy(iterpool);
@@ -376,28 +383,60 @@ hotcopy_body(void *baton, apr_pool_t *pool)
                                                    FALSE, pool));
 }
 
-/* Run hotcopy_body holding SRC's pack lock where the format has one. */
+/* Is ERR the file system refusing us write access? */
+static svn_boolean_t
+is_no_write_access(svn_error_t *err)
+{
+  return err && (APR_STATUS_IS_EACCES(err->apr_err)
+                 || err->apr_err == APR_FROM_OS_ERROR(EPERM)
+                 || err->apr_err == APR_FROM_OS_ERROR(EROFS));
+}
+
+/* Take SRC's pack lock (format 7+) in LOCK_POOL.  Hot copies are backups,
+   often made with read-only access to the source, and the stock module
+   copies without this lock: so where the lock file cannot be created or
+   opened for writing we copy without it too (HOTCOPY-1). */
+static svn_error_t *
+lock_source_packing(hotcopy_t *h, apr_pool_t *lock_pool)
+{
+  const char *lock = svn_fs_fs__path_db(h->src, "pack-lock", lock_pool);
+  svn_node_kind_t kind;
+  svn_error_t *err;
+
+  if (SVN_FS_FS__DATA(h->src)->format
+      < SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
+    return SVN_NO_ERROR;
+  err = svn_io_check_path(lock, &kind, lock_pool);
+  if (!err && kind == svn_node_none)
+    err = svn_io_file_create_empty(lock, lock_pool);
+  if (!err)
+    err = svn_io_file_lock2(lock, TRUE, FALSE, lock_pool);
+  if (is_no_write_access(err))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  return svn_error_trace(err);
+}
+
+/* Run hotcopy_body holding SRC's pack lock where we can. */
 static svn_error_t *
 with_pack_lock(hotcopy_t *h, apr_pool_t *pool)
 {
   apr_pool_t *lock_pool = svn_pool_create(pool);
-  const char *lock = svn_fs_fs__path_db(h->src, "pack-lock", lock_pool);
-  svn_node_kind_t kind;
-  svn_error_t *err = SVN_NO_ERROR;
+  svn_error_t *err = lock_source_packing(h, lock_pool);
 
-  if (SVN_FS_FS__DATA(h->src)->format
-      >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
-    {
-      err = svn_io_check_path(lock, &kind, lock_pool);
-      if (!err && kind == svn_node_none)
-        err = svn_io_file_create_empty(lock, lock_pool);
-      if (!err)
-        err = svn_io_file_lock2(lock, TRUE, FALSE, lock_pool);
-    }
   if (!err)
     err = hotcopy_body(h, lock_pool);
   svn_pool_destroy(lock_pool);
   return svn_error_trace(err);
+}
+
+/* svn_fs_fs__with_all_locks callback for incremental copies. */
+static svn_error_t *
+with_pack_lock_cb(void *baton, apr_pool_t *pool)
+{
+  return svn_error_trace(with_pack_lock(baton, pool));
 }
 
 /* An existing destination must be an earlier copy of the same
@@ -410,13 +449,27 @@ check_destination(hotcopy_t *h, svn_fs_t *dst_fs, const char *dst_path,
 
   SVN_ERR(svn_fs_fs__open_repo(dst_fs, dst_path, pool));
   dst = SVN_FS_FS__DATA(dst_fs);
-  if (strcmp(dst_fs->uuid, h->src->uuid) != 0
-      || dst->format != src->format
-      || dst->max_files_per_dir != src->max_files_per_dir
+  /* Checked in stock's order, with its error codes. */
+  if (dst->format != src->format)
+    return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
+                             "Cannot update the hot copy at '%s': it has "
+                             "format %d, the source format %d (upgrade "
+                             "both to the same format)",
+                             svn_dirent_local_style(dst_path, pool),
+                             dst->format, src->format);
+  if (strcmp(dst_fs->uuid, h->src->uuid) != 0)
+    return svn_error_createf(SVN_ERR_RA_UUID_MISMATCH, NULL,
+                             "Cannot update the hot copy at '%s': it is a "
+                             "copy of another repository (UUID %s, not %s)",
+                             svn_dirent_local_style(dst_path, pool),
+                             dst_fs->uuid, h->src->uuid);
+  /* Addressing goes beyond stock, which would mix the two. */
+  if (dst->max_files_per_dir != src->max_files_per_dir
       || dst->use_log_addressing != src->use_log_addressing)
     return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
-                             "'%s' is not a hot copy of this repository "
-                             "(uuid, format or layout differ)",
+                             "Cannot update the hot copy at '%s': its "
+                             "sharding or addressing differs from the "
+                             "source's",
                              svn_dirent_local_style(dst_path, pool));
   SVN_ERR(svn_fs_fs__youngest_rev(&h->dst_youngest, dst_fs, pool));
   h->dst_min_unpacked = dst->min_unpacked_rev;
@@ -454,9 +507,13 @@ svn_fs_fs__hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
   if (kind != svn_node_none)
     SVN_ERR(check_destination(&h, dst_fs, dst_path, scratch_pool));
   SVN_ERR(svn_io_make_dir_recursively(dst_path, scratch_pool));
-  SVN_ERR(with_pack_lock(&h, scratch_pool));
+  /* An earlier copy may be in use: keep its writers, packers and
+     freezers out while it changes, as stock does.  A new copy cannot be
+     opened before its db/format appears, which is written last. */
   if (h.incremental)
-    return SVN_NO_ERROR;
+    return svn_error_trace(svn_fs_fs__with_all_locks(
+                             dst_fs, with_pack_lock_cb, &h, scratch_pool));
+  SVN_ERR(with_pack_lock(&h, scratch_pool));
   return svn_error_trace(svn_fs_fs__open_repo(dst_fs, dst_path,
                                               scratch_pool));
 }

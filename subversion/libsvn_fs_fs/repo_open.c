@@ -287,10 +287,11 @@ svn_fs_fs__with_write_lock(svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
-/* What with_all_locks runs inside the write lock. */
+/* What with_all_locks and with_freeze_locks run inside the write lock. */
 typedef struct all_locks_baton_t
 {
   svn_fs_t *fs;
+  svn_boolean_t txn_current;      /* take txn-current-lock too */
   svn_error_t *(*func)(void *baton, apr_pool_t *pool);
   void *baton;
 } all_locks_baton_t;
@@ -303,8 +304,26 @@ inner_locks(void *baton, apr_pool_t *pool)
 
   if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     SVN_ERR(lock_db_file(b->fs, "pack-lock", pool));
-  SVN_ERR(lock_db_file(b->fs, "txn-current-lock", pool));
+  if (b->txn_current)
+    SVN_ERR(lock_db_file(b->fs, "txn-current-lock", pool));
   return svn_error_trace(b->func(b->baton, pool));
+}
+
+/* The write lock, the pack lock and, if TXN_CURRENT, txn-current-lock
+   around FUNC(BATON). */
+static svn_error_t *
+with_locks(svn_fs_t *fs, svn_boolean_t txn_current,
+           svn_error_t *(*func)(void *baton, apr_pool_t *pool),
+           void *baton, apr_pool_t *pool)
+{
+  all_locks_baton_t b;
+
+  b.fs = fs;
+  b.txn_current = txn_current;
+  b.func = func;
+  b.baton = baton;
+  return svn_error_trace(svn_fs_fs__with_write_lock(fs, inner_locks, &b,
+                                                    pool));
 }
 
 svn_error_t *
@@ -313,11 +332,14 @@ svn_fs_fs__with_all_locks(svn_fs_t *fs,
                                                apr_pool_t *pool),
                           void *baton, apr_pool_t *pool)
 {
-  all_locks_baton_t b;
+  return svn_error_trace(with_locks(fs, TRUE, func, baton, pool));
+}
 
-  b.fs = fs;
-  b.func = func;
-  b.baton = baton;
-  return svn_error_trace(svn_fs_fs__with_write_lock(fs, inner_locks, &b,
-                                                    pool));
+svn_error_t *
+svn_fs_fs__with_freeze_locks(svn_fs_t *fs,
+                             svn_error_t *(*func)(void *baton,
+                                                  apr_pool_t *pool),
+                             void *baton, apr_pool_t *pool)
+{
+  return svn_error_trace(with_locks(fs, FALSE, func, baton, pool));
 }

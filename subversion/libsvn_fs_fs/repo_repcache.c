@@ -52,6 +52,10 @@ svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
   rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+  /* Stock's SQLite settings truncate the journal instead of deleting
+     it, so an empty rep-cache.db-journal stays beside the database. */
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec(db, "PRAGMA journal_mode = TRUNCATE", NULL, NULL, NULL);
   if (rc == SQLITE_OK)
     rc = delete_younger(db, youngest);
   if (rc != SQLITE_OK)

@@ -63,6 +63,17 @@ compare_trees(const char *src, const char *dst, apr_pool_t *pool)
   return files;
 }
 
+/* svn_fs_hotcopy_notify_t appending "start-end " to the stringbuf
+   BATON. */
+static void
+record_notify(void *baton, svn_revnum_t start, svn_revnum_t end,
+              apr_pool_t *pool)
+{
+  svn_stringbuf_t *log = baton;
+
+  svn_stringbuf_appendcstr(log, apr_psprintf(pool, "%ld-%ld ", start, end));
+}
+
 static void
 test_hotcopy(void **state)
 {
@@ -97,11 +108,13 @@ test_hotcopy(void **state)
   assert_true(compare_trees(src, dst, pool) >= 25);
   assert_int_equal(SVN_FS_FS__DATA(dst_fs)->format, 6);
 
-  /* A changed revprop reaches the copy through an incremental hotcopy;
-     the copy keeps its own instance line (format 6: none). */
+  /* A changed revprop reaches the copy through an incremental hotcopy,
+     which names that revision, as stock does (HOTCOPY-3); the copy keeps
+     its own instance line (format 6: none). */
   {
     svn_fs_t *src_fs = open_fs(src, pool);
     svn_fs_t *again = apr_pcalloc(pool, sizeof(*again));
+    svn_stringbuf_t *log = svn_stringbuf_create_empty(pool);
 
     again->pool = pool;
     sleep(1);   /* the copy decides by size and modification time */
@@ -109,12 +122,29 @@ test_hotcopy(void **state)
                   src_fs, 3, "svn:log", NULL,
                   svn_string_create("changed for the copy", pool), pool));
     err = svn_fs_fs__hotcopy(open_fs(src, pool), again, src, dst, TRUE,
-                             NULL, NULL, NULL, NULL, pool);
+                             record_notify, log, NULL, NULL, pool);
     if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
       svn_error_clear(err);
     else
       assert_null(err);
     compare_trees(src, dst, pool);
+    assert_string_equal(log->data, "3-3 ");
+  }
+
+  /* An earlier copy of another repository: stock's UUID mismatch code. */
+  {
+    const char *uuid_path = svn_dirent_join(dst, "uuid", pool);
+    svn_fs_t *other = apr_pcalloc(pool, sizeof(*other));
+
+    other->pool = pool;
+    assert_null(svn_io_remove_file2(uuid_path, FALSE, pool));
+    assert_null(svn_io_file_create(
+                  uuid_path, "00000000-1111-2222-3333-444444444444\n", pool));
+    err = svn_fs_fs__hotcopy(open_fs(src, pool), other, src, dst, TRUE,
+                             NULL, NULL, NULL, NULL, pool);
+    assert_non_null(err);
+    assert_int_equal(err->apr_err, SVN_ERR_RA_UUID_MISMATCH);
+    svn_error_clear(err);
   }
 
   /* A second full copy onto the first is refused. */
