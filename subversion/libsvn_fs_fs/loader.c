@@ -200,26 +200,34 @@ static fs_library_vtable_t library_vtable = {
   fsfs7_ioctl
 };
 
-/* The loader passes its own version; we only work with the exact release
-   whose private ABI we were compiled against. */
+/* Make sure the libsvn libraries loaded beside us are exactly the release
+   we were compiled against: we call their private functions, whose ABI
+   may change between any two releases. */
+static svn_error_t *
+check_linked_libraries(void)
+{
+  svn_version_checklist_t list[4] = { { NULL, NULL } };
+
+  list[0].label = "svn_fs_util";
+  list[0].version_query = svn_fs_util__version;
+  list[1].label = "svn_delta";
+  list[1].version_query = svn_delta_version;
+  list[2].label = "svn_subr";
+  list[2].version_query = svn_subr_version;
+  return svn_ver_check_list2(fsfs7_get_version(), list, svn_ver_equal);
+}
+
+/* The module's one exported symbol.  The loader hands in its own version;
+   its major number must be ours, the rest is checked library by library. */
 __attribute__((visibility("default"))) svn_error_t *
 svn_fs_fs__init(const svn_version_t *loader_version,
                 fs_library_vtable_t **vtable, apr_pool_t *common_pool)
 {
-  /* We call private functions of these libraries, whose ABI is only
-     stable within one release: insist on exactly ours. */
-  static const svn_version_checklist_t linked_libs[] = {
-    { "svn_subr", svn_subr_version },
-    { "svn_fs_util", svn_fs_util__version },
-    { "svn_delta", svn_delta_version },
-    { NULL, NULL }
-  };
-
   if (loader_version->major != SVN_VER_MAJOR)
     return svn_error_createf(SVN_ERR_VERSION_MISMATCH, NULL,
                              "fsfs7 cannot work with FS loader major "
                              "version %d", loader_version->major);
-  SVN_ERR(svn_ver_check_list2(fsfs7_get_version(), linked_libs, svn_ver_equal));
+  SVN_ERR(check_linked_libraries());
   *vtable = &library_vtable;
   return SVN_NO_ERROR;
 }
