@@ -105,7 +105,9 @@ read_compression(svn_fs_fs__data_t *ffd, svn_config_t *cfg)
     ffd->delta_compression_level = SVN_FS_FS__COMPRESSION_LZ4;
   else if (strcmp(method, "zlib") == 0)
     ffd->delta_compression_level = SVN_DELTA_COMPRESSION_LEVEL_DEFAULT;
-  else if (strncmp(method, "zlib-", 5) == 0 && method[5] >= '0'
+  /* Levels 1..9 only: the stock module refuses "zlib-0" (no compression
+     is spelled "none"), so a repository we accept it opens too. */
+  else if (strncmp(method, "zlib-", 5) == 0 && method[5] >= '1'
            && method[5] <= '9' && method[6] == '\0')
     ffd->delta_compression_level = method[5] - '0';
   else

@@ -110,6 +110,9 @@ test_bad_values(void **state)
 {
   static const char *const bad[] = {
     "[deltification]\ncompression = gzip\n",
+    /* Stock refuses level 0 spelled as zlib (E125009): "none" says it. */
+    "[deltification]\ncompression = zlib-0\n",
+    "[deltification]\ncompression = zlib-10\n",
     "[packed-revprops]\nrevprop-pack-size = 0\n",
     "[io]\nblock-size = -4\n",
     "[io]\nl2p-page-size = lots\n",
