@@ -16,11 +16,10 @@
 #include "changes_codec.h"
 #include "scan.h"
 
-/* The largest copy-source revision accepted (CHANGES-5): every number
-   whose leading digits stay within APR_INT32_MAX / 10, which is what this
-   parser has always let through.  It is 2 above APR_INT32_MAX, the limit
-   noderev_codec.c puts on the same field of a node-rev. */
-#define COPYFROM_REV_MAX ((apr_uint64_t)APR_INT32_MAX / 10 * 10 + 9)
+/* The largest copy-source revision accepted (CHANGES-5): the same
+   APR_INT32_MAX that noderev_codec.c puts on the copyfrom field of a
+   node-rev, so both records of one copy obey one limit. */
+#define COPYFROM_REV_MAX ((apr_uint64_t)APR_INT32_MAX)
 
 svn_fs_fs__change_scan_t
 svn_fs_fs__change_scan(apr_size_t *len_p, const char *data, apr_size_t len)
