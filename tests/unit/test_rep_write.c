@@ -32,6 +32,7 @@
 #include "rep_write.h"
 #include "svndiff.h"
 #include "svndiff_enc.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
 
@@ -47,20 +48,7 @@ typedef struct written_t
 /* ------------------------------------------------------------------ */
 /* Test data                                                           */
 
-static svn_stringbuf_t *
-random_text(apr_size_t len, apr_uint32_t seed)
-{
-  svn_stringbuf_t *s = svn_stringbuf_create_ensure(len, pool);
-  apr_size_t i;
-
-  for (i = 0; i < len; i++)
-    {
-      seed = seed * 1103515245 + 12345;
-      s->data[i] = (char)(seed >> 16);
-    }
-  s->len = len;
-  return s;
-}
+#define random_text(len, seed) test_random_text((len), (seed), pool)
 
 static svn_stringbuf_t *
 repetitive_text(apr_size_t len)

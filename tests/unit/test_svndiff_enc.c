@@ -28,6 +28,7 @@
 #include "svndiff.h"
 #include "svndiff_enc.h"
 #include "delta_match.h"
+#include "test_util.h"
 
 static apr_pool_t *pool;
 
@@ -37,27 +38,7 @@ static const int versions[][2] = { { 0, 0 }, { 1, 0 }, { 1, 5 }, { 1, 9 },
 #define N_VERSIONS (sizeof(versions) / sizeof(versions[0]))
 
 /* Deterministic pseudo-random bytes. */
-static void
-fill_random(char *buf, apr_size_t len, apr_uint32_t *seed)
-{
-  apr_size_t i;
-
-  for (i = 0; i < len; i++)
-    {
-      *seed = *seed * 1103515245 + 12345;
-      buf[i] = (char)(*seed >> 16);
-    }
-}
-
-static svn_stringbuf_t *
-random_text(apr_size_t len, apr_uint32_t seed)
-{
-  svn_stringbuf_t *s = svn_stringbuf_create_ensure(len, pool);
-
-  fill_random(s->data, len, &seed);
-  s->len = len;
-  return s;
-}
+#define random_text(len, seed) test_random_text((len), (seed), pool)
 
 /* LEN bytes of numbered source-like lines: repetitive, like real files. */
 static svn_stringbuf_t *
@@ -262,7 +243,7 @@ test_many_instructions(void **state)
     {
       char c;
       svn_stringbuf_appendbytes(target, source->data + pos, 16);
-      fill_random(&c, 1, &seed);
+      test_random_bytes(&c, 1, &seed);
       svn_stringbuf_appendbyte(target, c);
       pos = (pos + 4099) % (source->len - 16);
     }

@@ -297,4 +297,34 @@ vector_format(const char *name)
   return name[1] - '0';
 }
 
+/* ------------------------------------------------------------------ */
+/* Test data                                                            */
+
+/* Fill LEN bytes at BUF with a fixed pseudo-random sequence continuing
+   from *SEED (a linear congruential generator: the same seed gives the
+   same bytes on every machine, so failures reproduce). */
+TEST_UTIL_FN void
+test_random_bytes(char *buf, apr_size_t len, apr_uint32_t *seed)
+{
+  apr_size_t i;
+
+  for (i = 0; i < len; i++)
+    {
+      *seed = *seed * 1103515245 + 12345;
+      buf[i] = (char)(*seed >> 16);
+    }
+}
+
+/* LEN pseudo-random bytes from SEED, allocated in POOL. */
+TEST_UTIL_FN svn_stringbuf_t *
+test_random_text(apr_size_t len, apr_uint32_t seed, apr_pool_t *pool)
+{
+  svn_stringbuf_t *s = svn_stringbuf_create_ensure(len, pool);
+
+  test_random_bytes(s->data, len, &seed);
+  s->len = len;
+  s->data[len] = '\0';
+  return s;
+}
+
 #endif
