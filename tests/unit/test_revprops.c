@@ -18,13 +18,29 @@
 #include "revprops.h"
 #include "admin_test_util.h"
 
+/* A new svn_fs_t on DB; a second one stands for another process.  Other
+   layers' cache setup may still be a placeholder; everything revprops
+   need is set up before it runs. */
+static svn_fs_t *
+open_fs_at(const char *db, apr_pool_t *pool)
+{
+  svn_fs_t *other = apr_pcalloc(pool, sizeof(*other));
+  svn_error_t *err;
+
+  other->pool = pool;
+  err = svn_fs_fs__open_repo(other, db, pool);
+  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
+    svn_error_clear(err);
+  else
+    assert_null(err);
+  return other;
+}
+
 /* Open a fresh copy of the base repository. */
 static svn_fs_t *
 open_copy(const char **db, apr_pool_t *pool)
 {
   const char *tmp, *name = apr_psprintf(pool, "fsfs7-rp-%ld", (long)getpid());
-  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
-  svn_error_t *err;
 
   assert_null(svn_io_temp_dir(&tmp, pool));
   *db = svn_dirent_join(tmp, name, pool);
@@ -32,15 +48,7 @@ open_copy(const char **db, apr_pool_t *pool)
   assert_null(svn_io_copy_dir_recursively(
                 admin_vector_dir("good", "revprops-repo/base", pool), tmp,
                 name, FALSE, NULL, NULL, pool));
-  fs->pool = pool;
-  err = svn_fs_fs__open_repo(fs, *db, pool);
-  /* Other layers' cache setup may still be a placeholder; everything
-     revprops need is set up before it runs. */
-  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
-    svn_error_clear(err);
-  else
-    assert_null(err);
-  return fs;
+  return open_fs_at(*db, pool);
 }
 
 /* Value of NAME in REV's revprops ("" if absent), read from disk. */
@@ -207,17 +215,11 @@ test_cache_and_refresh(void **state)
   apr_pool_t *pool = svn_pool_create(NULL);
   const char *db;
   svn_fs_t *fs = open_copy(&db, pool);
-  svn_fs_t *other = apr_pcalloc(pool, sizeof(*other));
+  svn_fs_t *other;
   apr_hash_t *props;
-  svn_error_t *err;
 
   assert_null(svn_fs_fs__get_revprops(&props, fs, 4, FALSE, pool, pool));
-  other->pool = pool;
-  err = svn_fs_fs__open_repo(other, db, pool);
-  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
-    svn_error_clear(err);
-  else
-    assert_null(err);
+  other = open_fs_at(db, pool);
   change(other, 4, "svn:log", "from elsewhere", pool);
 
   if (SVN_FS_FS__DATA(fs)->revprop_cache)
@@ -246,18 +248,12 @@ test_refresh_is_barrier(void **state)
   apr_pool_t *pool = svn_pool_create(NULL);
   const char *db;
   svn_fs_t *fs = open_copy(&db, pool);
-  svn_fs_t *other = apr_pcalloc(pool, sizeof(*other));
+  svn_fs_t *other;
   apr_hash_t *props;
-  svn_error_t *err;
 
   /* r5 is packed with r4..r7: reading it caches r6 as well. */
   assert_null(svn_fs_fs__get_revprops(&props, fs, 5, FALSE, pool, pool));
-  other->pool = pool;
-  err = svn_fs_fs__open_repo(other, db, pool);
-  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
-    svn_error_clear(err);
-  else
-    assert_null(err);
+  other = open_fs_at(db, pool);
   change(other, 6, "svn:log", "changed", pool);
   assert_string_equal(revprop(fs, 5, "svn:log", pool), "m5");
   assert_null(svn_fs_fs__get_revprops(&props, fs, 6, FALSE, pool, pool));
