@@ -97,6 +97,11 @@ typedef struct svn_fs_fs__id_t
 } svn_fs_fs__id_t;
 
 
+/* A transaction id: base revision and sequence number, written
+   "<base-rev>-<base36 seq>" (doc/format/ids.md).  The same pair is the
+   TXN_ID part of transaction node-rev ids. */
+typedef svn_fs_fs__id_part_t svn_fs_fs__txn_id_t;
+
 /* ------------------------------------------------------------------ */
 /* Representation references (doc/format/noderev.md, NODEREV-5)        */
 
@@ -121,8 +126,10 @@ typedef struct svn_fs_fs__rep_t
      can write the field back verbatim; NULL when absent or "-". */
   const char *uniquifier;
 
-  /* Transaction the rep belongs to while not committed; NULL otherwise. */
-  const char *txn_id;
+  /* Transaction the rep belongs to while not committed (IN_TXN set; then
+     REVISION is SVN_INVALID_REVNUM). */
+  svn_boolean_t in_txn;
+  svn_fs_fs__txn_id_t txn_id;
 } svn_fs_fs__rep_t;
 
 

@@ -279,7 +279,7 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
   if (noderev->kind != svn_node_dir)
     return svn_error_create(SVN_ERR_FS_NOT_DIRECTORY, NULL,
                             "Can't get entries of non-directory");
-  if (rep && rep->txn_id)
+  if (rep && rep->in_txn)
     return svn_error_trace(txn_dir_entries(entries, fs, noderev, result_pool,
                                            scratch_pool));
   if (rep == NULL)
@@ -320,7 +320,7 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
 
   /* Hot path of every path walk: look the name up inside the cached
      value without deserialising the whole listing. */
-  if (ffd->dir_cache && rep && !rep->txn_id
+  if (ffd->dir_cache && rep && !rep->in_txn
       && noderev->kind == svn_node_dir)
     {
       svn_fs_fs__pair_cache_key_t key;
@@ -370,7 +370,7 @@ svn_fs_fs__node_proplist(apr_hash_t **props, svn_fs_t *fs,
   svn_stringbuf_t *text;
   svn_boolean_t found;
 
-  if (rep && rep->txn_id)
+  if (rep && rep->in_txn)
     {
       /* NODEREV-5: changed properties sit in node.<id>.props. */
       const char *path;

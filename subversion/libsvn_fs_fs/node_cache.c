@@ -113,7 +113,6 @@ put_rep(svn_fs_fs__rep_t *slot, const svn_fs_fs__rep_t *rep,
 {
   *slot = *rep;
   slot->uniquifier = PUT_CSTR(buf, rep->uniquifier);
-  slot->txn_id = PUT_CSTR(buf, rep->txn_id);
 }
 
 svn_error_t *
@@ -169,9 +168,7 @@ svn_fs_fs__noderev_deserialize(void **out, void *data, apr_size_t data_len,
   FIX(blob, blob->nr.data_rep);
   FIX(blob, blob->nr.prop_rep);
   FIX(blob, blob->data_rep.uniquifier);
-  FIX(blob, blob->data_rep.txn_id);
   FIX(blob, blob->prop_rep.uniquifier);
-  FIX(blob, blob->prop_rep.txn_id);
   FIX(blob, blob->nr.copyfrom_path);
   FIX(blob, blob->nr.copyroot_path);
   FIX(blob, blob->nr.created_path);

@@ -147,7 +147,8 @@ decode_rep_tokens(svn_fs_fs__rep_t *rep, const char **tok,
 
 svn_error_t *
 svn_fs_fs__rep_parse(svn_fs_fs__rep_t **rep_p, const char *data,
-                     apr_size_t len, const char *txn_name, const char *where,
+                     apr_size_t len, const svn_fs_fs__txn_id_t *txn_id,
+                     const char *where,
                      apr_pool_t *result_pool)
 {
   const char *tok[8];
@@ -156,16 +157,19 @@ svn_fs_fs__rep_parse(svn_fs_fs__rep_t **rep_p, const char *data,
   svn_fs_fs__rep_t *rep = apr_pcalloc(result_pool, sizeof(*rep));
 
   if (n < 1 || n > 7
-      || !scan_revision(&rep->revision, tok[0], tok_len[0], txn_name != NULL))
+      || !scan_revision(&rep->revision, tok[0], tok_len[0], txn_id != NULL))
     return svn_fs_fs__corrupt("NODEREV-5", where,
                               "Malformed representation reference '%s'",
                               apr_pstrmemdup(result_pool, data,
                                              len > 200 ? 200 : len));
   if (!SVN_IS_VALID_REVNUM(rep->revision))
-    rep->txn_id = txn_name;
+    {
+      rep->in_txn = TRUE;
+      rep->txn_id = *txn_id;
+    }
 
   /* A bare "-1": contents sit in a side file of the transaction. */
-  if (n == 1 && rep->txn_id)
+  if (n == 1 && rep->in_txn)
     {
       *rep_p = rep;
       return SVN_NO_ERROR;
@@ -201,14 +205,14 @@ svn_fs_fs__rep_unparse(svn_stringbuf_t *out, const svn_fs_fs__rep_t *rep,
 {
   char num[96];
 
-  if (rep->txn_id && mutable_short)
+  if (rep->in_txn && mutable_short)
     {
       svn_stringbuf_appendcstr(out, "-1");
       return;
     }
   apr_snprintf(num, sizeof(num), "%ld %" APR_UINT64_T_FMT " %"
                SVN_FILESIZE_T_FMT " %" SVN_FILESIZE_T_FMT " ",
-               rep->txn_id ? SVN_INVALID_REVNUM : rep->revision,
+               rep->in_txn ? SVN_INVALID_REVNUM : rep->revision,
                rep->item_index, rep->size, rep->expanded_size);
   svn_stringbuf_appendcstr(out, num);
   append_hex(out, rep->md5_digest, APR_MD5_DIGESTSIZE);
@@ -334,7 +338,7 @@ static svn_error_t *
 finish_record(svn_fs_fs__noderev_t *nr, const pending_t *pend,
               const char *where, apr_pool_t *pool)
 {
-  const char *txn_name = NULL;
+  const svn_fs_fs__txn_id_t *txn_id = NULL;
 
   if (nr->id == NULL)
     return svn_fs_fs__corrupt("NODEREV-2", where,
@@ -347,24 +351,20 @@ finish_record(svn_fs_fs__noderev_t *nr, const pending_t *pend,
                               "Node-rev record has no cpath field");
 
   if (svn_fs_fs__id_is_txn(nr->id))
-    {
-      char buf[SVN_FS_FS__ID_PART_MAX];
-      svn_fs_fs__id_txn_unparse(buf, &nr->id->txn_id);
-      txn_name = apr_pstrdup(pool, buf);
-    }
+    txn_id = &nr->id->txn_id;
   if (pend->text)
     SVN_ERR(svn_fs_fs__rep_parse(&nr->data_rep, pend->text, pend->text_len,
-                                 txn_name, where, pool));
+                                 txn_id, where, pool));
   if (pend->props)
     SVN_ERR(svn_fs_fs__rep_parse(&nr->prop_rep, pend->props, pend->props_len,
-                                 txn_name, where, pool));
+                                 txn_id, where, pool));
 
   /* NODEREV-8: a node-rev without copyroot is its own copy root. */
   if (pend->copyroot)
     {
       if (!scan_rev_path(&nr->copyroot_rev, &nr->copyroot_path,
                          pend->copyroot, pend->copyroot_len,
-                         txn_name != NULL, pool))
+                         txn_id != NULL, pool))
         return svn_fs_fs__corrupt("NODEREV-8", where,
                                   "Malformed copyroot line in node-rev");
     }

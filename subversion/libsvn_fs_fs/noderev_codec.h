@@ -34,12 +34,13 @@ svn_fs_fs__noderev_unparse(svn_stringbuf_t *out,
                            apr_pool_t *scratch_pool);
 
 /* Parse a representation reference (the value of a "text" / "props"
-   field, NODEREV-5) of LEN bytes at DATA.  TXN_NAME is the transaction of
-   the owning node-rev ("<rev>-<b36>") or NULL for committed ones; reps
-   with revision -1 belong to it. */
+   field, NODEREV-5) of LEN bytes at DATA.  TXN_ID is the transaction of
+   the owning node-rev or NULL for committed ones; reps with revision -1
+   belong to it. */
 svn_error_t *
 svn_fs_fs__rep_parse(svn_fs_fs__rep_t **rep, const char *data,
-                     apr_size_t len, const char *txn_name, const char *where,
+                     apr_size_t len, const svn_fs_fs__txn_id_t *txn_id,
+                     const char *where,
                      apr_pool_t *result_pool);
 
 /* Append the text form of REP for FORMAT to OUT (no newline).  With

@@ -664,7 +664,7 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
   r->expected_len = -1;
   *result = r;
 
-  if (rep->txn_id || !SVN_IS_VALID_REVNUM(rep->revision))
+  if (rep->in_txn || !SVN_IS_VALID_REVNUM(rep->revision))
     return svn_fs_fs__unsupported("reading representations of "
                                   "transactions");
 
@@ -868,7 +868,7 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
       *contents = svn_stringbuf_create_empty(result_pool);
       return SVN_NO_ERROR;
     }
-  if (!rep->txn_id && SVN_IS_VALID_REVNUM(rep->revision))
+  if (!rep->in_txn && SVN_IS_VALID_REVNUM(rep->revision))
     {
       SVN_ERR(cached_fulltext(contents, fs, rep->revision, rep->item_index,
                               result_pool));
@@ -1005,8 +1005,8 @@ open_stored_delta(rep_src_t **src, reader_t *r,
   rep_src_t *t;
 
   *src = NULL;
-  if (target->txn_id || !SVN_IS_VALID_REVNUM(target->revision)
-      || (source && (source->txn_id
+  if (target->in_txn || !SVN_IS_VALID_REVNUM(target->revision)
+      || (source && (source->in_txn
                      || !SVN_IS_VALID_REVNUM(source->revision))))
     return SVN_NO_ERROR;
 
@@ -1099,7 +1099,7 @@ svn_fs_fs__rep_try_process(svn_boolean_t *success, svn_fs_t *fs,
   void *dummy;
 
   *success = FALSE;
-  if (!rep || !cache || rep->txn_id || !SVN_IS_VALID_REVNUM(rep->revision))
+  if (!rep || !cache || rep->in_txn || !SVN_IS_VALID_REVNUM(rep->revision))
     return SVN_NO_ERROR;
   key = make_key(rep->revision, rep->item_index);
   pb.processor = processor;
@@ -1115,9 +1115,10 @@ svn_fs_fs__rep_same(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b)
     return a == b;
   if (a->revision != b->revision || a->item_index != b->item_index)
     return FALSE;
-  if (a->txn_id == NULL || b->txn_id == NULL)
-    return a->txn_id == b->txn_id;
-  return strcmp(a->txn_id, b->txn_id) == 0;
+  if (!a->in_txn || !b->in_txn)
+    return a->in_txn == b->in_txn;
+  return a->txn_id.revision == b->txn_id.revision
+         && a->txn_id.number == b->txn_id.number;
 }
 
 /* Fulltext cache values: the text plus its terminating NUL, so that the

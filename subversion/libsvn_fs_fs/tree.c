@@ -389,7 +389,6 @@ rep_dup(const svn_fs_fs__rep_t *rep, apr_pool_t *pool)
   copy = apr_pmemdup(pool, rep, sizeof(*rep));
   copy->uniquifier = rep->uniquifier ? apr_pstrdup(pool, rep->uniquifier)
                                      : NULL;
-  copy->txn_id = rep->txn_id ? apr_pstrdup(pool, rep->txn_id) : NULL;
   return copy;
 }
 

@@ -364,7 +364,7 @@ test_txn_nodes(void **state)
       check(svn_fs_fs__get_noderev(&nr, fs, SVN_FS_FS__ID(d->id), pool,
                                    pool));
       assert_non_null(nr->prop_rep);
-      assert_non_null(nr->prop_rep->txn_id);
+      assert_true(nr->prop_rep->in_txn);
       check(svn_fs_fs__node_proplist(&props, fs, nr, pool, pool));
       assert_int_equal(apr_hash_count(props), 1);
       assert_string_equal(((svn_string_t *)svn_hash_gets(props, "p"))->data,

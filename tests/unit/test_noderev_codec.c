@@ -99,7 +99,7 @@ test_fields(void **state)
   assert_true(nr->data_rep->has_sha1);
   assert_int_equal(nr->data_rep->sha1_digest[19], 0xc4);
   assert_string_equal(nr->data_rep->uniquifier, "7-7/_5");
-  assert_null(nr->data_rep->txn_id);
+  assert_false(nr->data_rep->in_txn);
   assert_null(nr->prop_rep);
   assert_int_equal(nr->mergeinfo_count, 0);
   assert_false(nr->has_mergeinfo);
@@ -115,11 +115,14 @@ test_txn_reps(void **state)
     "is-fresh-txn-root: y\n\n");
 
   assert_int_equal(nr->data_rep->revision, SVN_INVALID_REVNUM);
-  assert_string_equal(nr->data_rep->txn_id, "7-7");
+  assert_true(nr->data_rep->in_txn);
+  assert_int_equal(nr->data_rep->txn_id.revision, 7);
+  assert_int_equal(nr->data_rep->txn_id.number, 7);
   assert_int_equal(nr->prop_rep->item_index, 4);
   assert_false(nr->prop_rep->has_sha1);
   assert_null(nr->prop_rep->uniquifier);
-  assert_string_equal(nr->prop_rep->txn_id, "7-7");
+  assert_true(nr->prop_rep->in_txn);
+  assert_int_equal(nr->prop_rep->txn_id.number, 7);
   assert_int_equal(nr->copyroot_rev, SVN_INVALID_REVNUM);
   assert_int_equal(nr->mergeinfo_count, 12);
   assert_true(nr->has_mergeinfo);
@@ -146,7 +149,9 @@ test_rep_unparse_formats(void **state)
   svn_fs_fs__rep_unparse(out, rep, 8, FALSE);
   assert_string_equal(out->data,
                       "8 8 89 124 a38016adaa7334696a0a10f7e864540e - 6-6/_5");
-  rep->txn_id = "8-1";
+  rep->in_txn = TRUE;
+  rep->txn_id.revision = 8;
+  rep->txn_id.number = 1;
   svn_stringbuf_setempty(out);
   svn_fs_fs__rep_unparse(out, rep, 8, TRUE);
   assert_string_equal(out->data, "-1");

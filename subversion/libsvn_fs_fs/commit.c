@@ -1,0 +1,2 @@
+/* commit.c --- see commit.h.  (Being written.) */
+#include "commit.h"

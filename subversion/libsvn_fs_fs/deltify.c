@@ -1,0 +1,2 @@
+/* deltify.c --- see deltify.h.  (Being written.) */
+#include "deltify.h"

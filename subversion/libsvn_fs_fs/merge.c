@@ -1,0 +1,2 @@
+/* merge.c --- see merge.h.  (Being written.) */
+#include "merge.h"

@@ -1,0 +1,25 @@
+/* rep_cache.h --- db/rep-cache.db, the SHA-1 -> representation table
+ * behind rep-sharing (storage layer; schema in doc/format/rep-cache.md).
+ * Pruning after recover/hotcopy stays in repo_repcache.h.
+ */
+#ifndef FSFS7_REP_CACHE_H
+#define FSFS7_REP_CACHE_H
+
+#include "fsfs7.h"
+
+/* The committed rep whose fulltext has SHA1_DIGEST, or NULL (also NULL
+   when rep-sharing is off or the table is missing, or when the row points
+   past the youngest revision).  *REP in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__rep_cache_get(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
+                         const unsigned char *sha1_digest,
+                         apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* Add REPS (svn_fs_fs__rep_t *, committed, with SHA1) in one sqlite
+   transaction, creating rep-cache.db when missing; rows already there are
+   kept. */
+svn_error_t *
+svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
+                         apr_pool_t *scratch_pool);
+
+#endif

@@ -1,0 +1,2 @@
+/* txn.c --- see txn.h.  (Being written.) */
+#include "txn.h"

@@ -1,0 +1,315 @@
+/* txn_store.h --- transactions on disk (storage layer).
+ *
+ * Owns every file of an uncommitted transaction (doc/format/transactions.md):
+ *
+ *   db/txn-current                  next transaction sequence number
+ *   db/transactions/<txn>.txn/      props, next-ids, changes, itemidx,
+ *                                   index.l2p, index.p2l, <sha1>,
+ *                                   node.<node>.<copy>[.props|.children]
+ *   db/txn-protorevs/<txn>.rev      the proto-revision file
+ *   db/txn-protorevs/<txn>.rev-lock its lock file
+ *
+ * The layout is the stock module's, so that either module can continue,
+ * abort or commit a transaction the other began.  Nothing here knows
+ * about paths or trees: callers (txn.c, tree_mutate.c, commit.c, merge.c)
+ * hand in node-revisions and entries and get bytes on disk.
+ *
+ * Crash safety: every small file is replaced by write-to-temp + rename, so
+ * a crash leaves the old or the new version; append-only files (changes,
+ * proto indexes, .children) are only appended to and their readers ignore
+ * a torn last record only where the stock module does too.
+ *
+ * Concurrency: txn-current is bumped under db/txn-current-lock plus the
+ * per-repository in-process mutex; a proto-revision file has exactly one
+ * writer at a time (its rev-lock, both in process and on disk).
+ */
+#ifndef FSFS7_TXN_STORE_H
+#define FSFS7_TXN_STORE_H
+
+#include <apr_file_io.h>
+#include "fsfs7.h"
+#include "index.h"
+#include "rep_write.h"
+
+/* ------------------------------------------------------------------ */
+/* Names                                                               */
+
+/* "<base-rev>-<base36 seq>" of TXN_ID, in POOL. */
+const char *
+svn_fs_fs__txn_name(const svn_fs_fs__txn_id_t *txn_id, apr_pool_t *pool);
+
+/* Parse NAME into *TXN_ID; SVN_ERR_FS_MALFORMED_TXN_ID if it is not a
+   transaction name. */
+svn_error_t *
+svn_fs_fs__txn_name_parse(svn_fs_fs__txn_id_t *txn_id, const char *name);
+
+/* Absolute path of transaction TXN_ID's directory, or of file NAME inside
+   it when NAME is not NULL. */
+const char *
+svn_fs_fs__txn_path(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                    const char *name, apr_pool_t *pool);
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                          */
+
+/* Create a new transaction based on revision BASE_REV of FS and return its
+   id in *TXN_ID: take the next number from db/txn-current, create the
+   directory, an empty proto-revision file and its lock file, an empty
+   "changes", "next-ids" = "0 0\n", (logical addressing) the empty proto
+   indexes, and the mutable root node-rev "node.0.0": a copy of BASE_REV's
+   root with id 0.0.t<txn>, predecessor = that root, predecessor count + 1,
+   no copy source, is-fresh-txn-root set.  The "props" file is left to
+   the caller (svn_fs_fs__txn_set_props).  Nothing is left behind on
+   error. */
+svn_error_t *
+svn_fs_fs__txn_create(svn_fs_fs__txn_id_t *txn_id, svn_fs_t *fs,
+                      svn_revnum_t base_rev, apr_pool_t *scratch_pool);
+
+/* SVN_ERR_FS_NO_SUCH_TRANSACTION unless transaction TXN_ID of FS exists
+   (its directory is there). */
+svn_error_t *
+svn_fs_fs__txn_check_exists(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                            apr_pool_t *scratch_pool);
+
+/* Remove every file of transaction TXN_ID (directory, proto-revision file
+   and lock).  Missing pieces are no error; a missing transaction is
+   SVN_ERR_FS_NO_SUCH_TRANSACTION only when nothing at all was there. */
+svn_error_t *
+svn_fs_fs__txn_purge(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                     apr_pool_t *scratch_pool);
+
+/* Names (const char *) of all transactions of FS, in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__txn_list(apr_array_header_t **names, svn_fs_t *fs,
+                    apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* ------------------------------------------------------------------ */
+/* Transaction properties                                              */
+
+/* The "props" file (FINAL: "props-final") of TXN_ID, never NULL. */
+svn_error_t *
+svn_fs_fs__txn_get_props(apr_hash_t **props, svn_fs_t *fs,
+                         const svn_fs_fs__txn_id_t *txn_id,
+                         svn_boolean_t final, apr_pool_t *result_pool,
+                         apr_pool_t *scratch_pool);
+
+/* Replace the "props" (FINAL: "props-final") file of TXN_ID atomically by
+   PROPS (const char * -> svn_string_t *). */
+svn_error_t *
+svn_fs_fs__txn_set_props(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                         apr_hash_t *props, svn_boolean_t final,
+                         apr_pool_t *scratch_pool);
+
+/* ------------------------------------------------------------------ */
+/* Ids                                                                 */
+
+/* Allocate the next temporary node id ("_<n>", revision
+   SVN_INVALID_REVNUM) or copy id of TXN_ID from its "next-ids" file. */
+svn_error_t *
+svn_fs_fs__txn_new_node_id(svn_fs_fs__id_part_t *node_id, svn_fs_t *fs,
+                           const svn_fs_fs__txn_id_t *txn_id,
+                           apr_pool_t *scratch_pool);
+svn_error_t *
+svn_fs_fs__txn_new_copy_id(svn_fs_fs__id_part_t *copy_id, svn_fs_t *fs,
+                           const svn_fs_fs__txn_id_t *txn_id,
+                           apr_pool_t *scratch_pool);
+
+/* ------------------------------------------------------------------ */
+/* Node-revisions and their side files                                 */
+
+/* Write NODEREV (whose id must be a transaction id) to its node file,
+   replacing an older version atomically. */
+svn_error_t *
+svn_fs_fs__txn_put_noderev(svn_fs_t *fs, const svn_fs_fs__noderev_t *noderev,
+                           apr_pool_t *scratch_pool);
+
+/* Remove the node file of transaction node-rev ID and its .props and
+   .children side files (deleting a node created in this transaction). */
+svn_error_t *
+svn_fs_fs__txn_delete_noderev(svn_fs_t *fs, const svn_fs_fs__id_t *id,
+                              apr_pool_t *scratch_pool);
+
+/* Set entry NAME of the mutable directory PARENT to ID of KIND, or remove
+   it when ID is NULL.  The first change of a listing writes the whole
+   current listing to PARENT's ".children" file and makes PARENT's data
+   rep mutable (updating *PARENT and its node file); later changes append
+   one incremental record.  PARENT is updated in place. */
+svn_error_t *
+svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
+                         const char *name, const svn_fs_fs__id_t *id,
+                         svn_node_kind_t kind, apr_pool_t *scratch_pool);
+
+/* Replace the properties of the mutable node NODEREV by PROPS: write its
+   ".props" file and, the first time, make its prop rep mutable (updating
+   *NODEREV and its node file). */
+svn_error_t *
+svn_fs_fs__txn_set_node_props(svn_fs_t *fs, svn_fs_fs__noderev_t *noderev,
+                              apr_hash_t *props, apr_pool_t *scratch_pool);
+
+/* ------------------------------------------------------------------ */
+/* Changed paths                                                       */
+
+/* Append CHANGE to the "changes" file of TXN_ID (node kind always
+   written, whatever the format). */
+svn_error_t *
+svn_fs_fs__txn_add_change(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                          const svn_fs_fs__change_t *change,
+                          apr_pool_t *scratch_pool);
+
+/* The changes of TXN_ID folded into one entry per path, the way the
+   stock module folds them (a reset drops earlier entries, add + modify is
+   an add, add + delete cancels, delete + add is a replace, deleting a
+   path drops the entries of everything below it): a hash from path
+   (const char *) to svn_fs_fs__change_t *, in RESULT_POOL.  A damaged
+   file is SVN_ERR_FS_CORRUPT naming the file and rule. */
+svn_error_t *
+svn_fs_fs__txn_changes(apr_hash_t **changes, svn_fs_t *fs,
+                       const svn_fs_fs__txn_id_t *txn_id,
+                       apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* ------------------------------------------------------------------ */
+/* Rep-sharing inside one transaction (the <sha1> files)               */
+
+/* The rep of TXN_ID whose fulltext has SHA1_DIGEST, or NULL. */
+svn_error_t *
+svn_fs_fs__txn_sha1_rep_get(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
+                            const svn_fs_fs__txn_id_t *txn_id,
+                            const unsigned char *sha1_digest,
+                            apr_pool_t *result_pool,
+                            apr_pool_t *scratch_pool);
+
+/* Remember REP (which has a SHA1) under its SHA1 in TXN_ID. */
+svn_error_t *
+svn_fs_fs__txn_sha1_rep_put(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                            const svn_fs_fs__rep_t *rep,
+                            apr_pool_t *scratch_pool);
+
+/* ------------------------------------------------------------------ */
+/* The proto-revision file                                             */
+
+/* An open, locked proto-revision file.  FILE is positioned at its end.
+   Exactly one exists per transaction at any time, in any process. */
+typedef struct svn_fs_fs__protorev_t
+{
+  svn_fs_t *fs;
+  svn_fs_fs__txn_id_t txn_id;
+  apr_file_t *file;
+  apr_pool_t *pool;
+  void *priv;                   /* txn_store.c's lock bookkeeping */
+} svn_fs_fs__protorev_t;
+
+/* Open and lock the proto-revision file of TXN_ID for appending.  When
+   another writer (this process or another) holds it:
+   SVN_ERR_FS_REP_BEING_WRITTEN with the stock module's message.  The
+   handle lives in RESULT_POOL; clearing that pool closes and unlocks. */
+svn_error_t *
+svn_fs_fs__protorev_open(svn_fs_fs__protorev_t **protorev, svn_fs_t *fs,
+                         const svn_fs_fs__txn_id_t *txn_id,
+                         apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* Current end offset of PROTOREV (where the next item goes). */
+svn_error_t *
+svn_fs_fs__protorev_offset(apr_off_t *offset, svn_fs_fs__protorev_t *protorev,
+                           apr_pool_t *scratch_pool);
+
+/* Cut PROTOREV back to OFFSET (dropping a rep that turned out to be a
+   duplicate, or a partial one after an error) and position it there. */
+svn_error_t *
+svn_fs_fs__protorev_truncate(svn_fs_fs__protorev_t *protorev,
+                             apr_off_t offset, apr_pool_t *scratch_pool);
+
+/* Flush, unlock and close PROTOREV (idempotent). */
+svn_error_t *
+svn_fs_fs__protorev_close(svn_fs_fs__protorev_t *protorev);
+
+/* Register the item that occupies [OFFSET, OFFSET+SIZE) of PROTOREV as of
+   TYPE and return its address in *ITEM_INDEX.  Logical addressing: use
+   ITEM_INDEX if it is not SVN_FS_FS__ITEM_INDEX_UNUSED (root node-rev,
+   changes), else allocate the next one from "itemidx"; append the proto
+   L2P and P2L records (FNV-1a checksum of the item's bytes, read back
+   from the file).  Physical addressing: *ITEM_INDEX = OFFSET and nothing
+   is recorded. */
+svn_error_t *
+svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
+                             svn_fs_fs__protorev_t *protorev,
+                             apr_off_t offset, apr_off_t size,
+                             svn_fs_fs__item_type_t type,
+                             apr_uint64_t want_index,
+                             apr_pool_t *scratch_pool);
+
+/* A representation being appended to a proto-revision file. */
+typedef struct svn_fs_fs__protorev_rep_t svn_fs_fs__protorev_rep_t;
+
+/* Start a representation at the end of PROTOREV: write its header
+   (against BASE, or the empty text when BASE is NULL; "PLAIN" when
+   OPTIONS->plain) and return in *STREAM a writable stream for its
+   fulltext (closing the stream does not finish the rep).  BASE and
+   OPTIONS as for svn_fs_fs__rep_writer_open.  Lives in RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__protorev_rep_begin(svn_fs_fs__protorev_rep_t **rep_writer,
+                              svn_stream_t **stream,
+                              svn_fs_fs__protorev_t *protorev,
+                              const svn_fs_fs__rep_write_base_t *base,
+                              const svn_fs_fs__rep_write_options_t *options,
+                              apr_pool_t *result_pool,
+                              apr_pool_t *scratch_pool);
+
+/* Finish the rep: last window and trailer, register it as an item of TYPE
+   (svn_fs_fs__protorev_add_item), and describe it in *REP in RESULT_POOL
+   the way the stock module does for reps in a transaction: revision
+   SVN_INVALID_REVNUM, txn id set, item index (offset on physical
+   addressing), size, expanded size, MD5, SHA1, uniquifier
+   "<txn>/_<n>" with <n> a fresh node id of the transaction.  On error the
+   file is cut back to where the rep started. */
+svn_error_t *
+svn_fs_fs__protorev_rep_finish(svn_fs_fs__rep_t **rep,
+                               svn_fs_fs__protorev_rep_t *rep_writer,
+                               svn_fs_fs__item_type_t type,
+                               apr_pool_t *result_pool,
+                               apr_pool_t *scratch_pool);
+
+/* Drop an unfinished (or just finished, e.g. found to be a duplicate) rep:
+   cut the file back to where it started.  For a finished rep the proto
+   index records already appended stay; they point past the end of the
+   file and are ignored by svn_fs_fs__txn_proto_indexes. */
+svn_error_t *
+svn_fs_fs__protorev_rep_abort(svn_fs_fs__protorev_rep_t *rep_writer,
+                              apr_pool_t *scratch_pool);
+
+/* Convenience: begin, copy all of CONTENTS, finish. */
+svn_error_t *
+svn_fs_fs__protorev_write_rep(svn_fs_fs__rep_t **rep,
+                              svn_fs_fs__protorev_t *protorev,
+                              svn_stream_t *contents,
+                              const svn_fs_fs__rep_write_base_t *base,
+                              const svn_fs_fs__rep_write_options_t *options,
+                              svn_fs_fs__item_type_t type,
+                              apr_pool_t *result_pool,
+                              apr_pool_t *scratch_pool);
+
+/* Logical addressing: the proto indexes of TXN_ID as the index builders
+   of index_codec.h take them: *L2P one apr_array_header_t of apr_off_t
+   (indexed by item, -1 unused) and *P2L svn_fs_fs__p2l_entry_t entries in
+   offset order, both limited to items that end at or before FILE_SIZE. */
+svn_error_t *
+svn_fs_fs__txn_proto_indexes(apr_array_header_t **l2p,
+                             apr_array_header_t **p2l, svn_fs_t *fs,
+                             const svn_fs_fs__txn_id_t *txn_id,
+                             apr_off_t file_size, apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool);
+
+/* Logical addressing: the offset in TXN_ID's proto-revision file of item
+   ITEM_INDEX, from the proto L2P index (reading reps that live in a
+   transaction).  Physical addressing: ITEM_INDEX itself. */
+svn_error_t *
+svn_fs_fs__txn_item_offset(apr_off_t *offset, svn_fs_t *fs,
+                           const svn_fs_fs__txn_id_t *txn_id,
+                           apr_uint64_t item_index,
+                           apr_pool_t *scratch_pool);
+
+/* Path of TXN_ID's proto-revision file and of its proto indexes. */
+const char *
+svn_fs_fs__txn_protorev_path(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                             apr_pool_t *pool);
+
+#endif
