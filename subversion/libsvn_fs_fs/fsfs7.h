@@ -192,6 +192,28 @@ typedef struct svn_fs_fs__change_t
 
 
 /* ------------------------------------------------------------------ */
+/* Per-repository data shared by every svn_fs_t of this process that has
+   the same repository open (fcntl locks belong to the process, so the
+   in-process serialisation must be per repository, not per svn_fs_t).
+   Lives as long as the loader's common pool.                          */
+
+typedef struct svn_fs_fs__shared_t
+{
+  /* Held together with db/write-lock, db/pack-lock, db/txn-current-lock. */
+  svn_mutex__t *write_lock;
+  svn_mutex__t *pack_lock;
+  svn_mutex__t *txn_current_lock;
+
+  /* Guards LOCKED_PROTOREVS: the transactions (name -> non-NULL) whose
+     proto-revision file a writer of this process holds. */
+  svn_mutex__t *txn_list_lock;
+  apr_hash_t *locked_protorevs;
+
+  /* Pool for the members above. */
+  apr_pool_t *pool;
+} svn_fs_fs__shared_t;
+
+/* ------------------------------------------------------------------ */
 /* Per-filesystem private data (svn_fs_t->fsap_data)                   */
 
 typedef struct svn_fs_fs__data_t
@@ -256,6 +278,9 @@ typedef struct svn_fs_fs__data_t
   /* Serialises writers within this process, in addition to the on-disk
      write-lock file. */
   svn_mutex__t *fs_write_lock;
+
+  /* Per-repository in-process locks (see svn_fs_fs__shared_t). */
+  svn_fs_fs__shared_t *shared;
 
   /* libsvn_fs's svn_fs_open, handed to us by set_svn_fs_open. */
   svn_error_t *(*svn_fs_open_)(svn_fs_t **, const char *, apr_hash_t *,

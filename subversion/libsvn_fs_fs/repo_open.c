@@ -182,6 +182,15 @@ open_db(svn_fs_t *fs, const char *path, apr_pool_t *scratch_pool)
             ffd, svn_fs_fs__path_db(fs, SVN_FS_FS__CONFIG_FILE, scratch_pool),
             scratch_pool));
   SVN_ERR(svn_mutex__init(&ffd->fs_write_lock, TRUE, fs->pool));
+  /* Not yet shared between svn_fs_t of one repository (to do: keep it in
+     the loader's common pool, keyed by the repository). */
+  ffd->shared = apr_pcalloc(fs->pool, sizeof(*ffd->shared));
+  ffd->shared->pool = fs->pool;
+  ffd->shared->write_lock = ffd->fs_write_lock;
+  SVN_ERR(svn_mutex__init(&ffd->shared->pack_lock, TRUE, fs->pool));
+  SVN_ERR(svn_mutex__init(&ffd->shared->txn_current_lock, TRUE, fs->pool));
+  SVN_ERR(svn_mutex__init(&ffd->shared->txn_list_lock, TRUE, fs->pool));
+  ffd->shared->locked_protorevs = apr_hash_make(fs->pool);
   fs->vtable = &svn_fs_fs__fs_vtable;
   return SVN_NO_ERROR;
 }
