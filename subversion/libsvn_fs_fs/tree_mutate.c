@@ -34,8 +34,9 @@
 #define _(text) (text)
 #endif
 #include "private/svn_fs_util.h"
-#include "private/svn_fs_private.h"
 #include "private/svn_fspath.h"
+#include "private/svn_utf_private.h"
+#include "svn_path.h"
 
 #include "corrupt.h"
 #include "deltify.h"
@@ -427,6 +428,21 @@ purge_mutable_tree(svn_fs_t *fs, const svn_fs_fs__noderev_t *noderev,
 /* ------------------------------------------------------------------ */
 /* make_dir, make_file, delete                                         */
 
+/* SVN_ERR_FS_PATH_SYNTAX unless PATH may name a new node: UTF-8 without
+   "." or ".." components.  libsvn_fs checks this before calling us; we
+   check again for callers inside the module. */
+static svn_error_t *
+check_path_valid(const char *path)
+{
+  if (!svn_utf__cstring_is_valid(path))
+    return svn_error_createf(SVN_ERR_FS_PATH_SYNTAX, NULL,
+                             "Path '%s' is not in UTF-8", path);
+  if (svn_path_is_backpath_present(path) || svn_path_is_dotpath_present(path))
+    return svn_error_createf(SVN_ERR_FS_PATH_SYNTAX, NULL,
+                             "Path '%s' contains '.' or '..' element", path);
+  return SVN_NO_ERROR;
+}
+
 /* TREE-10: a new, empty node of KIND at PATH. */
 static svn_error_t *
 make_node(svn_fs_root_t *root, const char *path, svn_node_kind_t kind,
@@ -438,7 +454,7 @@ make_node(svn_fs_root_t *root, const char *path, svn_node_kind_t kind,
   svn_fs_fs__id_part_t node_id;
 
   SVN_ERR(check_txn_root(root));
-  SVN_ERR(svn_fs__path_valid(path, scratch_pool));
+  SVN_ERR(check_path_valid(path));
   SVN_ERR(walk(&leaf, root, path, TRUE, scratch_pool, scratch_pool));
   if (leaf->noderev)
     return SVN_FS__ALREADY_EXISTS(root, leaf->path);
@@ -572,6 +588,7 @@ copy_node(svn_fs_root_t *from_root, const char *from_path,
   step_t *leaf;
 
   SVN_ERR(check_copy_roots(from_root, to_root));
+  SVN_ERR(check_path_valid(to_path));
   from_path = svn_fs__canonicalize_abspath(from_path, pool);
   SVN_ERR(svn_fs_fs__root_lookup(&from, from_root, from_path, pool));
   from = apr_pmemdup(pool, from, sizeof(*from));
