@@ -55,8 +55,9 @@ svn_fs_fs__txn_path(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
 /* Create a new transaction based on revision BASE_REV of FS and return its
    id in *TXN_ID: take the next number from db/txn-current, create the
    directory, an empty proto-revision file and its lock file, an empty
-   "changes", "next-ids" = "0 0\n", (logical addressing) the empty proto
-   indexes, and the mutable root node-rev "node.0.0": a copy of BASE_REV's
+   "changes", "next-ids" = "0 0\n" (the proto indexes and "itemidx" appear
+   with the first item, as with the stock module), and the mutable root
+   node-rev "node.0.0": a copy of BASE_REV's
    root with id 0.0.t<txn>, predecessor = that root, predecessor count + 1,
    no copy source, is-fresh-txn-root set.  The "props" file is left to
    the caller (svn_fs_fs__txn_set_props).  Nothing is left behind on
@@ -132,8 +133,10 @@ svn_fs_fs__txn_delete_noderev(svn_fs_t *fs, const svn_fs_fs__id_t *id,
 /* Set entry NAME of the mutable directory PARENT to ID of KIND, or remove
    it when ID is NULL.  The first change of a listing writes the whole
    current listing to PARENT's ".children" file and makes PARENT's data
-   rep mutable (updating *PARENT and its node file); later changes append
-   one incremental record.  PARENT is updated in place. */
+   rep mutable (updating *PARENT and its node file; the new rep takes a
+   uniquifier, i.e. a node id, like stock's); later changes append one
+   incremental record.  PARENT is updated in place; a new rep struct is
+   allocated in FS->pool because PARENT's pool is not known here. */
 svn_error_t *
 svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
                          const char *name, const svn_fs_fs__id_t *id,
@@ -141,7 +144,7 @@ svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
 
 /* Replace the properties of the mutable node NODEREV by PROPS: write its
    ".props" file and, the first time, make its prop rep mutable (updating
-   *NODEREV and its node file). */
+   *NODEREV and its node file; new rep in FS->pool as for set_entry). */
 svn_error_t *
 svn_fs_fs__txn_set_node_props(svn_fs_t *fs, svn_fs_fs__noderev_t *noderev,
                               apr_hash_t *props, apr_pool_t *scratch_pool);
@@ -270,8 +273,9 @@ svn_fs_fs__protorev_rep_finish(svn_fs_fs__rep_t **rep,
 
 /* Drop an unfinished (or just finished, e.g. found to be a duplicate) rep:
    cut the file back to where it started.  For a finished rep the proto
-   index records already appended stay; they point past the end of the
-   file and are ignored by svn_fs_fs__txn_proto_indexes. */
+   index records appended by rep_finish are cut off as well and "itemidx"
+   gets its old value back, so the files end up as if the rep had never
+   been written (what the stock module leaves after a shared rep). */
 svn_error_t *
 svn_fs_fs__protorev_rep_abort(svn_fs_fs__protorev_rep_t *rep_writer,
                               apr_pool_t *scratch_pool);
@@ -311,5 +315,88 @@ svn_fs_fs__txn_item_offset(apr_off_t *offset, svn_fs_t *fs,
 const char *
 svn_fs_fs__txn_protorev_path(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
                              apr_pool_t *pool);
+
+/* ------------------------------------------------------------------ */
+/* Helpers and pure parsers shared by txn_store.c, txn_changes.c,      */
+/* txn_protorev.c, the unit tests and the fuzz targets.                */
+
+/* Replace PATH by LEN bytes of DATA (temp file + rename; FLUSH: fsync
+   before the rename). */
+svn_error_t *
+svn_fs_fs__txn_file_write(const char *path, const char *data,
+                          apr_size_t len, svn_boolean_t flush,
+                          apr_pool_t *scratch_pool);
+
+/* Append LEN bytes of DATA to PATH (created if missing) in one write;
+   the bytes are handed to the OS before this returns. */
+svn_error_t *
+svn_fs_fs__txn_file_append(const char *path, const void *data,
+                           apr_size_t len, apr_pool_t *scratch_pool);
+
+/* Whole contents of PATH in RESULT_POOL, or NULL if it does not exist. */
+svn_error_t *
+svn_fs_fs__txn_file_read(svn_stringbuf_t **contents, const char *path,
+                         apr_pool_t *result_pool);
+
+/* Parse a base-36 number (lowercase, 1..13 digits, fits 64 bits) at
+   [DATA, END); *NEXT gets the first byte after it.  FALSE if none. */
+svn_boolean_t
+svn_fs_fs__txn_base36_parse(apr_uint64_t *value, const char **next,
+                            const char *data, const char *end);
+
+/* db/txn-current contents (TXN-2): the next sequence number. */
+svn_error_t *
+svn_fs_fs__txn_current_parse(apr_uint64_t *next_seq, const char *data,
+                             apr_size_t len, const char *where);
+
+/* A "next-ids" file (TXN-3). */
+svn_error_t *
+svn_fs_fs__txn_next_ids_parse(apr_uint64_t *node_id, apr_uint64_t *copy_id,
+                              const char *data, apr_size_t len,
+                              const char *where);
+
+/* An "itemidx" file (TXN-4): the next free item index (decimal, no
+   newline, at least SVN_FS_FS__ITEM_INDEX_FIRST_USER). */
+svn_error_t *
+svn_fs_fs__txn_itemidx_parse(apr_uint64_t *next_item, const char *data,
+                             apr_size_t len, const char *where);
+
+/* A <sha1> file (TXN-10): the rep reference of the rep of TXN_ID whose
+   fulltext has SHA1_DIGEST. */
+svn_error_t *
+svn_fs_fs__txn_sha1_parse(svn_fs_fs__rep_t **rep, const char *data,
+                          apr_size_t len, const svn_fs_fs__txn_id_t *txn_id,
+                          const unsigned char *sha1_digest, const char *where,
+                          apr_pool_t *result_pool);
+
+/* Fold one more entry CHANGE of a changes file into CHANGES (path ->
+   svn_fs_fs__change_t *, values in RESULT_POOL) by the rules of
+   txn_changes.c (TXN-9a..d). */
+svn_error_t *
+svn_fs_fs__txn_changes_fold(apr_hash_t *changes,
+                            const svn_fs_fs__change_t *change,
+                            const char *where, apr_pool_t *result_pool,
+                            apr_pool_t *scratch_pool);
+
+/* Parse a whole changes file (LEN bytes at DATA) and fold it. */
+svn_error_t *
+svn_fs_fs__txn_changes_parse_fold(apr_hash_t **changes, const char *data,
+                                  apr_size_t len, const char *where,
+                                  apr_pool_t *result_pool,
+                                  apr_pool_t *scratch_pool);
+
+/* A fresh uniquifier "<txn>/_<n>" for a rep of TXN_ID (takes a node id,
+   as the stock module does). */
+svn_error_t *
+svn_fs_fs__txn_new_uniquifier(const char **uniquifier, svn_fs_t *fs,
+                              const svn_fs_fs__txn_id_t *txn_id,
+                              apr_pool_t *result_pool,
+                              apr_pool_t *scratch_pool);
+
+/* Path of the lock file of TXN_ID's proto-revision file. */
+const char *
+svn_fs_fs__txn_protorev_lock_path(svn_fs_t *fs,
+                                  const svn_fs_fs__txn_id_t *txn_id,
+                                  apr_pool_t *pool);
 
 #endif

@@ -257,7 +257,7 @@ test_errors(void **state)
              root->vtable->file_length(&len, root, "/trunk", fixture.pool));
   FAILS_WITH(SVN_ERR_FS_NO_SUCH_REVISION,
              svn_fs_fs__revision_root(&r, fixture.fs, 99, fixture.pool));
-  FAILS_WITH(SVN_ERR_UNSUPPORTED_FEATURE,
+  FAILS_WITH(SVN_ERR_FS_NOT_TXN_ROOT,
              root->vtable->make_dir(root, "/x", fixture.pool));
 }
 

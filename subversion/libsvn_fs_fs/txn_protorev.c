@@ -1,0 +1,606 @@
+/* txn_protorev.c --- a transaction's proto-revision file and its proto
+ * indexes (txn_store.h; doc/format/transactions.md TXN-4, TXN-11..13).
+ *
+ * Call tree of a rep written during a transaction:
+ *
+ *   svn_fs_fs__protorev_open       in-process claim (txn_list_lock) +
+ *                                  fcntl lock on <txn>.rev-lock (TXN-13)
+ *   svn_fs_fs__protorev_rep_begin  remember the file / index sizes
+ *     svn_fs_fs__rep_writer_open   header line
+ *   ... stream writes ...
+ *   svn_fs_fs__protorev_rep_finish trailer, then
+ *     svn_fs_fs__protorev_add_item itemidx, index.l2p, index.p2l records
+ *   svn_fs_fs__protorev_rep_abort  (duplicate or error) cut all back
+ *   svn_fs_fs__protorev_close      or clearing the handle's pool
+ *
+ * The handle is our own apr_file_t, not revfile.c's cache: that cache
+ * assumes files that never change, and this one grows with every rep.
+ * Item checksums are computed from the bytes read back from disk, so the
+ * P2L records describe what is really there.
+ */
+#include <string.h>
+
+#include <apr_strings.h>
+#include "svn_pools.h"
+#include "svn_io.h"
+#include "private/svn_subr_private.h"
+#include "private/svn_mutex.h"
+
+#include "corrupt.h"
+#include "index_codec.h"
+#include "txn_store.h"
+
+/* Lock bookkeeping of an open proto-revision file (protorev->priv). */
+typedef struct protorev_lock_t
+{
+  svn_fs_fs__shared_t *shared;   /* NULL: no in-process bookkeeping */
+  const char *name;              /* key in shared->locked_protorevs */
+  svn_boolean_t claimed;         /* we own that key */
+  apr_file_t *lock_file;         /* holds the fcntl lock while open */
+  svn_boolean_t closed;
+} protorev_lock_t;
+
+/* The stock module's message for a proto-rev file that is busy. */
+static svn_error_t *
+being_written(const char *name, svn_boolean_t this_process)
+{
+  return svn_error_createf(SVN_ERR_FS_REP_BEING_WRITTEN, NULL,
+                           "Cannot write to the prototype revision file of "
+                           "transaction '%s' because a previous "
+                           "representation is currently being written by "
+                           "%s", name,
+                           this_process ? "this process" : "another process");
+}
+
+/* Drop the in-process claim of LOCK (under txn_list_lock). */
+static svn_error_t *
+release_claim(protorev_lock_t *lock)
+{
+  if (!lock->claimed || !lock->shared)
+    return SVN_NO_ERROR;
+  lock->claimed = FALSE;
+  SVN_ERR(svn_mutex__lock(lock->shared->txn_list_lock));
+  apr_hash_set(lock->shared->locked_protorevs, lock->name,
+               APR_HASH_KEY_STRING, NULL);
+  return svn_error_trace(svn_mutex__unlock(lock->shared->txn_list_lock,
+                                           SVN_NO_ERROR));
+}
+
+/* Pool cleanup: the handle's pool is going away. */
+static apr_status_t
+protorev_cleanup(void *baton)
+{
+  protorev_lock_t *lock = baton;
+
+  /* The files themselves are closed by their own pool cleanups. */
+  svn_error_clear(release_claim(lock));
+  lock->closed = TRUE;
+  return APR_SUCCESS;
+}
+
+/* Claim NAME in this process: error if another handle has it. */
+static svn_error_t *
+claim_in_process(protorev_lock_t *lock, void *value)
+{
+  svn_boolean_t busy = FALSE;
+  svn_fs_fs__shared_t *shared = lock->shared;
+
+  if (!shared || !shared->locked_protorevs)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_mutex__lock(shared->txn_list_lock));
+  if (apr_hash_get(shared->locked_protorevs, lock->name, APR_HASH_KEY_STRING))
+    busy = TRUE;
+  else
+    apr_hash_set(shared->locked_protorevs, lock->name, APR_HASH_KEY_STRING,
+                 value);
+  SVN_ERR(svn_mutex__unlock(shared->txn_list_lock, SVN_NO_ERROR));
+  if (busy)
+    return being_written(lock->name, TRUE);
+  lock->claimed = TRUE;
+  return SVN_NO_ERROR;
+}
+
+/* Take the fcntl lock on the lock file without waiting, then open the
+   proto-revision file positioned at its end. */
+static svn_error_t *
+lock_and_open(svn_fs_fs__protorev_t *p, protorev_lock_t *lock,
+              apr_pool_t *scratch_pool)
+{
+  apr_off_t end = 0;
+  svn_error_t *err;
+
+  SVN_ERR(svn_io_file_open(&lock->lock_file,
+                           svn_fs_fs__txn_protorev_lock_path(p->fs,
+                                                             &p->txn_id,
+                                                             scratch_pool),
+                           APR_READ | APR_WRITE | APR_CREATE, APR_OS_DEFAULT,
+                           p->pool));
+  err = svn_io_lock_open_file(lock->lock_file, TRUE, TRUE, scratch_pool);
+  if (err && APR_STATUS_IS_EAGAIN(err->apr_err))
+    {
+      svn_error_clear(err);
+      return being_written(lock->name, FALSE);
+    }
+  SVN_ERR(err);
+  SVN_ERR(svn_io_file_open(&p->file,
+                           svn_fs_fs__txn_protorev_path(p->fs, &p->txn_id,
+                                                        scratch_pool),
+                           APR_READ | APR_WRITE | APR_BUFFERED,
+                           APR_OS_DEFAULT, p->pool));
+  return svn_error_trace(svn_io_file_seek(p->file, APR_END, &end,
+                                          scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__protorev_open(svn_fs_fs__protorev_t **protorev, svn_fs_t *fs,
+                         const svn_fs_fs__txn_id_t *txn_id,
+                         apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  apr_pool_t *pool = svn_pool_create(result_pool);
+  svn_fs_fs__protorev_t *p = apr_pcalloc(pool, sizeof(*p));
+  protorev_lock_t *lock = apr_pcalloc(pool, sizeof(*lock));
+  svn_error_t *err;
+
+  p->fs = fs;
+  p->txn_id = *txn_id;
+  p->pool = pool;
+  p->priv = lock;
+  lock->shared = SVN_FS_FS__DATA(fs)->shared;
+  lock->name = svn_fs_fs__txn_name(txn_id, pool);
+  SVN_ERR(svn_fs_fs__txn_check_exists(fs, txn_id, scratch_pool));
+  err = claim_in_process(lock, p);
+  if (err)
+    {
+      svn_pool_destroy(pool);
+      return svn_error_trace(err);
+    }
+  /* Registered after the claim: runs before the pool's memory (and the
+     key string) is freed. */
+  apr_pool_cleanup_register(pool, lock, protorev_cleanup,
+                            apr_pool_cleanup_null);
+  err = lock_and_open(p, lock, scratch_pool);
+  if (err)
+    {
+      svn_pool_destroy(pool);
+      return svn_error_trace(err);
+    }
+  *protorev = p;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__protorev_close(svn_fs_fs__protorev_t *protorev)
+{
+  protorev_lock_t *lock = protorev->priv;
+  svn_error_t *err = SVN_NO_ERROR;
+
+  if (lock->closed)
+    return SVN_NO_ERROR;
+  if (protorev->file)
+    err = svn_io_file_close(protorev->file, protorev->pool);
+  protorev->file = NULL;
+  /* Closing the lock file releases the fcntl lock. */
+  if (lock->lock_file)
+    err = svn_error_compose_create(err, svn_io_file_close(lock->lock_file,
+                                                          protorev->pool));
+  lock->lock_file = NULL;
+  err = svn_error_compose_create(err, release_claim(lock));
+  lock->closed = TRUE;
+  return svn_error_trace(err);
+}
+
+svn_error_t *
+svn_fs_fs__protorev_offset(apr_off_t *offset, svn_fs_fs__protorev_t *protorev,
+                           apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(svn_io_file_get_offset(offset, protorev->file,
+                                                scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__protorev_truncate(svn_fs_fs__protorev_t *protorev,
+                             apr_off_t offset, apr_pool_t *scratch_pool)
+{
+  apr_off_t at = offset;
+
+  SVN_ERR(svn_io_file_flush(protorev->file, scratch_pool));
+  SVN_ERR(svn_io_file_trunc(protorev->file, offset, scratch_pool));
+  return svn_error_trace(svn_io_file_seek(protorev->file, APR_SET, &at,
+                                          scratch_pool));
+}
+
+/* ------------------------------------------------------------------ */
+/* Items and proto indexes                                             */
+
+svn_error_t *
+svn_fs_fs__txn_itemidx_parse(apr_uint64_t *next_item, const char *data,
+                             apr_size_t len, const char *where)
+{
+  apr_uint64_t v = 0;
+  apr_size_t i;
+
+  if (len == 0 || len > 19)
+    return svn_fs_fs__corrupt("TXN-4", where, "Invalid itemidx contents");
+  for (i = 0; i < len; i++)
+    {
+      if (data[i] < '0' || data[i] > '9')
+        return svn_fs_fs__corrupt("TXN-4", where,
+                                  "Invalid itemidx contents");
+      v = v * 10 + (apr_uint64_t)(data[i] - '0');
+    }
+  if (v < SVN_FS_FS__ITEM_INDEX_FIRST_USER)
+    return svn_fs_fs__corrupt("TXN-4", where, "itemidx %" APR_UINT64_T_FMT
+                              " is below the first user item", v);
+  *next_item = v;
+  return SVN_NO_ERROR;
+}
+
+/* Take the next user item index of TXN_ID from "itemidx". */
+static svn_error_t *
+take_item_index(apr_uint64_t *item, svn_fs_t *fs,
+                const svn_fs_fs__txn_id_t *txn_id, apr_pool_t *scratch_pool)
+{
+  const char *path = svn_fs_fs__txn_path(fs, txn_id, "itemidx",
+                                         scratch_pool);
+  svn_stringbuf_t *text;
+  const char *next;
+
+  SVN_ERR(svn_fs_fs__txn_file_read(&text, path, scratch_pool));
+  if (text)
+    SVN_ERR(svn_fs_fs__txn_itemidx_parse(item, text->data, text->len, path));
+  else
+    *item = SVN_FS_FS__ITEM_INDEX_FIRST_USER;
+  next = apr_psprintf(scratch_pool, "%" APR_UINT64_T_FMT, *item + 1);
+  return svn_error_trace(svn_fs_fs__txn_file_write(path, next, strlen(next),
+                                                   FALSE, scratch_pool));
+}
+
+/* Modified FNV-1a (P2L-7) of [OFFSET, OFFSET+SIZE) of PROTOREV, read
+   back from disk. */
+static svn_error_t *
+item_checksum(apr_uint32_t *fnv, svn_fs_fs__protorev_t *protorev,
+              apr_off_t offset, apr_off_t size, apr_pool_t *scratch_pool)
+{
+  apr_file_t *file;
+  svn_stream_t *sum = svn_checksum__wrap_write_stream_fnv1a_32x4(
+                        fnv, svn_stream_empty(scratch_pool), scratch_pool);
+  apr_size_t chunk = 64 * 1024;
+  char *buf = apr_palloc(scratch_pool, chunk);
+  apr_off_t at = offset;
+
+  SVN_ERR(svn_io_file_flush(protorev->file, scratch_pool));
+  SVN_ERR(svn_io_file_open(&file, svn_fs_fs__txn_protorev_path(
+                                    protorev->fs, &protorev->txn_id,
+                                    scratch_pool),
+                           APR_READ, APR_OS_DEFAULT, scratch_pool));
+  SVN_ERR(svn_io_file_seek(file, APR_SET, &at, scratch_pool));
+  while (size > 0)
+    {
+      apr_size_t n = size < (apr_off_t)chunk ? (apr_size_t)size : chunk;
+
+      SVN_ERR(svn_io_file_read_full2(file, buf, n, NULL, NULL,
+                                     scratch_pool));
+      SVN_ERR(svn_stream_write(sum, buf, &n));
+      size -= (apr_off_t)n;
+    }
+  SVN_ERR(svn_stream_close(sum));
+  return svn_error_trace(svn_io_file_close(file, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
+                             svn_fs_fs__protorev_t *protorev,
+                             apr_off_t offset, apr_off_t size,
+                             svn_fs_fs__item_type_t type,
+                             apr_uint64_t want_index,
+                             apr_pool_t *scratch_pool)
+{
+  svn_fs_t *fs = protorev->fs;
+  svn_fs_fs__p2l_entry_t entry;
+  unsigned char l2p[SVN_FS_FS__PROTO_L2P_RECORD];
+  unsigned char p2l[SVN_FS_FS__PROTO_P2L_RECORD];
+
+  if (!svn_fs_fs__use_log_addressing(fs))
+    {
+      *item_index = (apr_uint64_t)offset;
+      return SVN_NO_ERROR;
+    }
+  if (want_index != SVN_FS_FS__ITEM_INDEX_UNUSED)
+    *item_index = want_index;
+  else
+    SVN_ERR(take_item_index(item_index, fs, &protorev->txn_id,
+                            scratch_pool));
+  entry.offset = offset;
+  entry.size = size;
+  entry.type = type;
+  entry.revision = SVN_INVALID_REVNUM;
+  entry.item_index = *item_index;
+  SVN_ERR(item_checksum(&entry.fnv1_checksum, protorev, offset, size,
+                        scratch_pool));
+  svn_fs_fs__proto_l2p_unparse(l2p, offset, *item_index);
+  svn_fs_fs__proto_p2l_unparse(p2l, &entry);
+  SVN_ERR(svn_fs_fs__txn_file_append(
+            svn_fs_fs__txn_path(fs, &protorev->txn_id, "index.l2p",
+                                scratch_pool), l2p, sizeof(l2p),
+            scratch_pool));
+  return svn_error_trace(svn_fs_fs__txn_file_append(
+           svn_fs_fs__txn_path(fs, &protorev->txn_id, "index.p2l",
+                               scratch_pool), p2l, sizeof(p2l),
+           scratch_pool));
+}
+
+/* Contents of proto index NAME of TXN_ID (empty when missing). */
+static svn_error_t *
+read_proto_index(svn_stringbuf_t **contents, const char **path,
+                 svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                 const char *name, apr_pool_t *pool)
+{
+  *path = svn_fs_fs__txn_path(fs, txn_id, name, pool);
+  SVN_ERR(svn_fs_fs__txn_file_read(contents, *path, pool));
+  if (!*contents)
+    *contents = svn_stringbuf_create_empty(pool);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__txn_proto_indexes(apr_array_header_t **l2p,
+                             apr_array_header_t **p2l, svn_fs_t *fs,
+                             const svn_fs_fs__txn_id_t *txn_id,
+                             apr_off_t file_size, apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *text;
+  const char *path;
+  apr_array_header_t *revs, *entries;
+  int i;
+
+  SVN_ERR(read_proto_index(&text, &path, fs, txn_id, "index.l2p",
+                           scratch_pool));
+  SVN_ERR(svn_fs_fs__proto_l2p_parse(&revs, (const unsigned char *)text->data,
+                                     text->len, path, result_pool));
+  *l2p = APR_ARRAY_IDX(revs, 0, apr_array_header_t *);
+  for (i = 0; i < (*l2p)->nelts; i++)
+    if (APR_ARRAY_IDX(*l2p, i, apr_off_t) >= file_size)
+      APR_ARRAY_IDX(*l2p, i, apr_off_t) = -1;
+
+  SVN_ERR(read_proto_index(&text, &path, fs, txn_id, "index.p2l",
+                           scratch_pool));
+  SVN_ERR(svn_fs_fs__proto_p2l_parse(&entries,
+                                     (const unsigned char *)text->data,
+                                     text->len, path, result_pool));
+  /* Entries are in offset order: keep the prefix that fits. */
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_fs__p2l_entry_t *e
+        = &APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t);
+      if (e->offset + e->size > file_size)
+        break;
+    }
+  entries->nelts = i;
+  *p2l = entries;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__txn_item_offset(apr_off_t *offset, svn_fs_t *fs,
+                           const svn_fs_fs__txn_id_t *txn_id,
+                           apr_uint64_t item_index,
+                           apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *text;
+  const char *path;
+  apr_array_header_t *revs, *items;
+
+  if (!svn_fs_fs__use_log_addressing(fs))
+    {
+      *offset = (apr_off_t)item_index;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(read_proto_index(&text, &path, fs, txn_id, "index.l2p",
+                           scratch_pool));
+  SVN_ERR(svn_fs_fs__proto_l2p_parse(&revs, (const unsigned char *)text->data,
+                                     text->len, path, scratch_pool));
+  items = APR_ARRAY_IDX(revs, 0, apr_array_header_t *);
+  if (item_index >= (apr_uint64_t)items->nelts
+      || APR_ARRAY_IDX(items, item_index, apr_off_t) < 0)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_INDEX_OVERFLOW, "TXN-12", path,
+             "Item index %" APR_UINT64_T_FMT " not found in the proto-L2P "
+             "index of transaction '%s'", item_index,
+             svn_fs_fs__txn_name(txn_id, scratch_pool));
+  *offset = APR_ARRAY_IDX(items, item_index, apr_off_t);
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
+/* Representations                                                     */
+
+struct svn_fs_fs__protorev_rep_t
+{
+  svn_fs_fs__protorev_t *protorev;
+  svn_fs_fs__rep_writer_t *writer;
+  apr_off_t start;                 /* of the rep in the proto-rev file */
+
+  /* What rep_abort restores after a finished rep (-1 / NULL: absent). */
+  apr_off_t l2p_size, p2l_size;
+  svn_stringbuf_t *itemidx;
+  svn_boolean_t finished;
+  apr_pool_t *pool;
+};
+
+/* Size of PATH, -1 if it does not exist. */
+static svn_error_t *
+size_or_missing(apr_off_t *size, const char *path, apr_pool_t *pool)
+{
+  apr_finfo_t finfo;
+  svn_error_t *err = svn_io_stat(&finfo, path, APR_FINFO_SIZE, pool);
+
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      svn_error_clear(err);
+      *size = -1;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  *size = finfo.size;
+  return SVN_NO_ERROR;
+}
+
+/* Remember the proto index state so that rep_abort can restore it. */
+static svn_error_t *
+save_index_state(svn_fs_fs__protorev_rep_t *w, apr_pool_t *scratch_pool)
+{
+  svn_fs_t *fs = w->protorev->fs;
+  const svn_fs_fs__txn_id_t *txn_id = &w->protorev->txn_id;
+
+  if (!svn_fs_fs__use_log_addressing(fs))
+    return SVN_NO_ERROR;
+  SVN_ERR(size_or_missing(&w->l2p_size, svn_fs_fs__txn_path(
+                            fs, txn_id, "index.l2p", scratch_pool),
+                          scratch_pool));
+  SVN_ERR(size_or_missing(&w->p2l_size, svn_fs_fs__txn_path(
+                            fs, txn_id, "index.p2l", scratch_pool),
+                          scratch_pool));
+  return svn_error_trace(svn_fs_fs__txn_file_read(
+           &w->itemidx, svn_fs_fs__txn_path(fs, txn_id, "itemidx",
+                                            scratch_pool), w->pool));
+}
+
+svn_error_t *
+svn_fs_fs__protorev_rep_begin(svn_fs_fs__protorev_rep_t **rep_writer,
+                              svn_stream_t **stream,
+                              svn_fs_fs__protorev_t *protorev,
+                              const svn_fs_fs__rep_write_base_t *base,
+                              const svn_fs_fs__rep_write_options_t *options,
+                              apr_pool_t *result_pool,
+                              apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__protorev_rep_t *w = apr_pcalloc(result_pool, sizeof(*w));
+  svn_error_t *err;
+
+  w->protorev = protorev;
+  w->pool = result_pool;
+  w->l2p_size = w->p2l_size = -1;
+  SVN_ERR(svn_fs_fs__protorev_offset(&w->start, protorev, scratch_pool));
+  SVN_ERR(save_index_state(w, scratch_pool));
+  err = svn_fs_fs__rep_writer_open(&w->writer, protorev->file, base, options,
+                                   result_pool, scratch_pool);
+  if (err)
+    return svn_error_compose_create(
+             err, svn_fs_fs__protorev_truncate(protorev, w->start,
+                                               scratch_pool));
+  *stream = svn_fs_fs__rep_writer_stream(w->writer, result_pool);
+  *rep_writer = w;
+  return SVN_NO_ERROR;
+}
+
+/* Restore proto index PATH to SIZE bytes (-1: remove it). */
+static svn_error_t *
+restore_size(const char *path, apr_off_t size, apr_pool_t *pool)
+{
+  apr_file_t *file;
+
+  if (size < 0)
+    return svn_error_trace(svn_io_remove_file2(path, TRUE, pool));
+  SVN_ERR(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT, pool));
+  SVN_ERR(svn_io_file_trunc(file, size, pool));
+  return svn_error_trace(svn_io_file_close(file, pool));
+}
+
+svn_error_t *
+svn_fs_fs__protorev_rep_abort(svn_fs_fs__protorev_rep_t *rep_writer,
+                              apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__protorev_t *p = rep_writer->protorev;
+  const char *itemidx;
+
+  SVN_ERR(svn_fs_fs__protorev_truncate(p, rep_writer->start, scratch_pool));
+  if (!rep_writer->finished || !svn_fs_fs__use_log_addressing(p->fs))
+    return SVN_NO_ERROR;
+  rep_writer->finished = FALSE;
+  SVN_ERR(restore_size(svn_fs_fs__txn_path(p->fs, &p->txn_id, "index.l2p",
+                                           scratch_pool),
+                       rep_writer->l2p_size, scratch_pool));
+  SVN_ERR(restore_size(svn_fs_fs__txn_path(p->fs, &p->txn_id, "index.p2l",
+                                           scratch_pool),
+                       rep_writer->p2l_size, scratch_pool));
+  itemidx = svn_fs_fs__txn_path(p->fs, &p->txn_id, "itemidx", scratch_pool);
+  if (!rep_writer->itemidx)
+    return svn_error_trace(svn_io_remove_file2(itemidx, TRUE, scratch_pool));
+  return svn_error_trace(svn_fs_fs__txn_file_write(
+           itemidx, rep_writer->itemidx->data, rep_writer->itemidx->len,
+           FALSE, scratch_pool));
+}
+
+/* rep_finish after the writer succeeded: register and describe. */
+static svn_error_t *
+describe_rep(svn_fs_fs__rep_t **rep, svn_fs_fs__protorev_rep_t *w,
+             const svn_fs_fs__rep_write_result_t *result,
+             svn_fs_fs__item_type_t type, apr_pool_t *result_pool,
+             apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__protorev_t *p = w->protorev;
+  svn_fs_fs__rep_t *r = apr_pcalloc(result_pool, sizeof(*r));
+
+  w->finished = TRUE;
+  SVN_ERR(svn_fs_fs__protorev_add_item(&r->item_index, p, result->offset,
+                                       result->total_len, type,
+                                       SVN_FS_FS__ITEM_INDEX_UNUSED,
+                                       scratch_pool));
+  svn_fs_fs__rep_write_result_to_rep(r, result);
+  r->revision = SVN_INVALID_REVNUM;
+  r->has_sha1 = TRUE;
+  r->in_txn = TRUE;
+  r->txn_id = p->txn_id;
+  SVN_ERR(svn_fs_fs__txn_new_uniquifier(&r->uniquifier, p->fs, &p->txn_id,
+                                        result_pool, scratch_pool));
+  *rep = r;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__protorev_rep_finish(svn_fs_fs__rep_t **rep,
+                               svn_fs_fs__protorev_rep_t *rep_writer,
+                               svn_fs_fs__item_type_t type,
+                               apr_pool_t *result_pool,
+                               apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__rep_write_result_t result;
+  svn_error_t *err;
+
+  err = svn_fs_fs__rep_writer_finish(&result, rep_writer->writer,
+                                     scratch_pool);
+  if (!err)
+    err = describe_rep(rep, rep_writer, &result, type, result_pool,
+                       scratch_pool);
+  if (err)
+    return svn_error_compose_create(
+             err, svn_fs_fs__protorev_rep_abort(rep_writer, scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__protorev_write_rep(svn_fs_fs__rep_t **rep,
+                              svn_fs_fs__protorev_t *protorev,
+                              svn_stream_t *contents,
+                              const svn_fs_fs__rep_write_base_t *base,
+                              const svn_fs_fs__rep_write_options_t *options,
+                              svn_fs_fs__item_type_t type,
+                              apr_pool_t *result_pool,
+                              apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__protorev_rep_t *w;
+  svn_stream_t *stream;
+  svn_error_t *err;
+
+  SVN_ERR(svn_fs_fs__protorev_rep_begin(&w, &stream, protorev, base, options,
+                                        scratch_pool, scratch_pool));
+  err = svn_stream_copy3(svn_stream_disown(contents, scratch_pool),
+                         svn_stream_disown(stream, scratch_pool),
+                         NULL, NULL, scratch_pool);
+  if (err)
+    return svn_error_compose_create(
+             err, svn_fs_fs__protorev_rep_abort(w, scratch_pool));
+  return svn_error_trace(svn_fs_fs__protorev_rep_finish(rep, w, type,
+                                                        result_pool,
+                                                        scratch_pool));
+}
