@@ -5,7 +5,8 @@
  * by the stock module and one committed through ours (tools/fsfs7-run),
  * then demands: stock 'svnadmin verify' accepts ours, and the revision
  * files are byte-identical (the commit writes exactly what stock writes
- * for these simple trees), and the rep-cache rows agree.
+ * for these simple trees), and the rep-cache rows agree.  Revision 4 re-adds known contents
+ * twice, so that reps are shared through rep-cache.db.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,7 +50,7 @@ scratch_dir(apr_pool_t *p)
   return dir;
 }
 
-/* The three-revision scenario against repository REPO, through RUNNER
+/* The four-revision scenario (r4 shares reps through rep-cache.db) against repository REPO, through RUNNER
    ("" for stock). */
 static int
 scenario(apr_pool_t *p, const char *run, const char *dir,
@@ -60,8 +61,9 @@ scenario(apr_pool_t *p, const char *run, const char *dir,
   return sh(p, "cd %s && %s svnmucc -m one mkdir %s/d put a %s/d/f "
             "put b %s/g propset p v %s/d propset q w %s/g >/dev/null && "
             "%s svnmucc -m two put c %s/d/f >/dev/null && "
-            "%s svnmucc -m three cp 2 %s/d %s/e rm %s/g >/dev/null",
-            dir, run, u, u, u, u, u, run, u, run, u, u, u);
+            "%s svnmucc -m three cp 2 %s/d %s/e rm %s/g >/dev/null && "
+            "%s svnmucc -m four put a %s/h put a %s/i >/dev/null",
+            dir, run, u, u, u, u, u, run, u, run, u, u, u, run, u, u);
 }
 
 /* The fsfs7-run wrapper of this build tree. */
@@ -96,13 +98,13 @@ compare_format(const char *version, apr_pool_t *p)
   assert_int_equal(0, scenario(p, "", dir, "s"));
   assert_int_equal(0, scenario(p, runner(p), dir, "o"));
   assert_int_equal(0, sh(p, "svnadmin verify -q %s/o", dir));
-  for (r = 1; r <= 3; r++)
+  for (r = 1; r <= 4; r++)
     assert_int_equal(0, sh(p, "cmp -s %s/s/db/revs/0/%d %s/o/db/revs/0/%d",
                            dir, r, dir, r));
   assert_int_equal(0, sh(p, "cd %s && for x in s o; do sqlite3 "
                          "$x/db/rep-cache.db 'select * from rep_cache order "
                          "by hash' > $x.rc; done && cmp -s s.rc o.rc", dir));
-  assert_int_equal(0, sh(p, "test \"$(svnlook youngest %s/o)\" = 3 && "
+  assert_int_equal(0, sh(p, "test \"$(svnlook youngest %s/o)\" = 4 && "
                          "test -z \"$(svnadmin lstxns %s/o)\"", dir, dir));
   sh(p, "rm -rf %s", dir);
 }
