@@ -11,6 +11,7 @@
  *         write_changes              changed-path list
  *         write_indexes | trailer    L2P + P2L + footer, or trailer
  *       move_rev_into_place          COMMIT-4 fsync + rename
+ *       verify_new_rev               COMMIT-4a (fsfs.conf verify-before-commit)
  *       write_revprops               COMMIT-5
  *       write_current                COMMIT-6 the commit point
  *       svn_fs_fs__txn_purge         COMMIT-7
@@ -21,6 +22,8 @@
  * revision file that the next commit overwrites (doc/format/commit.md).
  */
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "svn_hash.h"
 #include "svn_io.h"
@@ -51,6 +54,8 @@
 #include "repo.h"
 #include "locks_read.h"
 #include "tree.h"
+#include "index.h"
+#include "rep_read.h"
 
 /* State of one commit while the final revision is being written. */
 typedef struct commit_ctx_t
@@ -252,6 +257,13 @@ write_container_rep(svn_fs_fs__rep_t **rep, commit_ctx_t *ctx,
       apr_hash_set(ctx->reps_by_sha1, r->sha1_digest, APR_SHA1_DIGESTSIZE, r);
       APR_ARRAY_PUSH(ctx->reps_to_cache, svn_fs_fs__rep_t *) = r;
     }
+  /* Format 8 node-revs do not record the SHA-1 of property reps (stock
+     writes "-"); rep-cache.db still gets it. */
+  if (props && ctx->ffd->format >= 8)
+    {
+      r = apr_pmemdup(ctx->pool, r, sizeof(*r));
+      r->has_sha1 = FALSE;
+    }
   *rep = r;
   return SVN_NO_ERROR;
 }
@@ -422,7 +434,7 @@ write_changes(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 }
 
 /* The proto P2L entries of the new revision with every gap before
-   COVERED filled by unused ranges (P2L covers every byte, ADDR-5). */
+   COVERED filled by unused ranges (P2L covers every byte, P2L-6). */
 static apr_array_header_t *
 complete_p2l(const apr_array_header_t *entries, svn_revnum_t rev,
              apr_off_t covered, apr_pool_t *result_pool)
@@ -477,7 +489,7 @@ append_section(apr_off_t *offset, unsigned char *md5, commit_ctx_t *ctx,
 }
 
 /* Format 7+: L2P and P2L sections from the proto indexes, then the
-   footer (ADDR-1). */
+   footer (L2P-1, P2L-1, FOOTER-1..FOOTER-4). */
 static svn_error_t *
 write_indexes(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
@@ -562,6 +574,28 @@ ensure_dir(const char *path, apr_pool_t *scratch_pool)
   return svn_error_trace(err);
 }
 
+/* Make the entries of directory PATH durable (a rename is only durable
+   once its directory is synced), unless CTX->flush is off. */
+static svn_error_t *
+sync_dir(commit_ctx_t *ctx, const char *path, apr_pool_t *scratch_pool)
+{
+  int fd;
+
+  if (!ctx->flush)
+    return SVN_NO_ERROR;
+  fd = open(path, O_RDONLY);
+  if (fd < 0 || fsync(fd) != 0)
+    {
+      apr_status_t status = apr_get_os_error();
+      if (fd >= 0)
+        close(fd);
+      return svn_error_wrap_apr(status, "Can't flush directory '%s'",
+                                svn_dirent_local_style(path, scratch_pool));
+    }
+  close(fd);
+  return SVN_NO_ERROR;
+}
+
 /* COMMIT-4: rename the (already durable) proto-rev file to its final
    name, read-only with the permissions of revision 0's file. */
 static svn_error_t *
@@ -585,7 +619,9 @@ move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   SVN_ERR(svn_io_copy_perms(svn_fs_fs__path_db(fs, "current", scratch_pool),
                             from, scratch_pool));
   SVN_ERR(svn_io_file_rename2(from, to, ctx->flush, scratch_pool));
-  return svn_error_trace(svn_io_set_file_read_only(to, FALSE, scratch_pool));
+  SVN_ERR(svn_io_set_file_read_only(to, FALSE, scratch_pool));
+  return svn_error_trace(sync_dir(ctx, svn_dirent_dirname(to, scratch_pool),
+                                  scratch_pool));
 }
 
 /* The revision properties of the new revision: the transaction's minus
@@ -626,8 +662,49 @@ write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
                                svn_fs_fs__path_db(ctx->fs, "current",
                                                   scratch_pool),
                                ctx->flush, scratch_pool));
-  return svn_error_trace(svn_io_set_file_read_only(path, FALSE,
-                                                   scratch_pool));
+  SVN_ERR(svn_io_set_file_read_only(path, FALSE, scratch_pool));
+  return svn_error_trace(sync_dir(ctx, svn_dirent_dirname(path,
+                                                          scratch_pool),
+                                  scratch_pool));
+}
+
+/* fsfs.conf verify-before-commit (COMMIT-4a): check the new revision,
+   already at its final name but not yet visible, before db/current
+   names it: its indexes, its root node-rev and every rep it added.  On
+   failure the file is removed again and the commit fails. */
+static svn_error_t *
+verify_new_rev(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
+{
+  svn_revnum_t visible = ctx->ffd->youngest_rev_cache;
+  const svn_fs_fs__id_t *root_id;
+  svn_fs_fs__noderev_t *root;
+  svn_error_t *err;
+  int i;
+
+  /* Our own readers check revisions against the youngest we know; let
+     them see the new one for the check only. */
+  ctx->ffd->youngest_rev_cache = ctx->new_rev;
+  err = svn_fs_fs__verify_indexes(ctx->fs, ctx->new_rev, ctx->new_rev,
+                                  NULL, NULL, scratch_pool);
+  if (!err)
+    err = svn_fs_fs__rev_root_id(&root_id, ctx->fs, ctx->new_rev,
+                                 scratch_pool, scratch_pool);
+  if (!err)
+    err = svn_fs_fs__get_noderev(&root, ctx->fs, root_id, scratch_pool,
+                                 scratch_pool);
+  for (i = 0; !err && i < ctx->reps_to_cache->nelts; i++)
+    err = svn_fs_fs__rep_verify(ctx->fs,
+                                APR_ARRAY_IDX(ctx->reps_to_cache, i,
+                                              svn_fs_fs__rep_t *),
+                                NULL, NULL, scratch_pool);
+  ctx->ffd->youngest_rev_cache = visible;
+  if (err)
+    return svn_error_compose_create(
+             err, svn_io_remove_file2(svn_fs_fs__path_rev(ctx->fs,
+                                                          ctx->new_rev,
+                                                          scratch_pool),
+                                      TRUE, scratch_pool));
+  return SVN_NO_ERROR;
 }
 
 /* COMMIT-6, the commit point: db/current names the new revision. */
@@ -639,6 +716,8 @@ write_current(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 
   SVN_ERR(svn_io_write_atomic2(path, text, strlen(text), path, ctx->flush,
                                scratch_pool));
+  SVN_ERR(sync_dir(ctx, svn_dirent_dirname(path, scratch_pool),
+                   scratch_pool));
   ctx->ffd->youngest_rev_cache = ctx->new_rev;
   return SVN_NO_ERROR;
 }
@@ -776,6 +855,8 @@ commit_body(void *baton, apr_pool_t *pool)
     return svn_error_compose_create(
              err, svn_fs_fs__protorev_close(ctx->protorev));
   SVN_ERR(move_rev_into_place(ctx, pool));
+  if (ctx->ffd->verify_before_commit)
+    SVN_ERR(verify_new_rev(ctx, pool));
   SVN_ERR(write_revprops(ctx, pool));
   SVN_ERR(write_current(ctx, pool));
   /* The revision is committed; a purge failure only leaves litter that

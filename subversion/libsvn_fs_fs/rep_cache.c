@@ -238,34 +238,48 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
   return SVN_NO_ERROR;
 }
 
+/* MD5 of the fulltext of REP, read back from disk, in *MD5. */
+static svn_error_t *
+fulltext_md5(svn_checksum_t **md5, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
+             apr_pool_t *scratch_pool)
+{
+  svn_stream_t *contents;
+
+  SVN_ERR(svn_fs_fs__rep_contents_stream(&contents, fs, rep, scratch_pool));
+  contents = svn_stream_checksummed2(contents, md5, NULL, svn_checksum_md5,
+                                     TRUE, scratch_pool);
+  return svn_error_trace(svn_stream_copy3(contents,
+                                          svn_stream_empty(scratch_pool),
+                                          NULL, NULL, scratch_pool));
+}
+
 svn_error_t *
 svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
                            svn_fs_fs__rep_t *found,
                            const svn_fs_fs__rep_t *new_rep,
                            apr_pool_t *scratch_pool)
 {
-  svn_stream_t *contents;
+  svn_checksum_t *md5 = NULL;
   svn_error_t *err;
 
   *match = FALSE;
   if (found->expanded_size != new_rep->expanded_size)
     return SVN_NO_ERROR;
-  /* The reader checks length and MD5 at the end of the stream; with the
-     new rep's MD5 in FOUND that check is exactly the comparison we want
-     (RCACHE-3). */
+  /* The row does not record an MD5; the reader may check the one in
+     FOUND, so give it the one we hope for, and compute it ourselves too
+     (RCACHE-3).  A rep that cannot be read is simply not shared. */
   memcpy(found->md5_digest, new_rep->md5_digest, APR_MD5_DIGESTSIZE);
-  err = svn_fs_fs__rep_contents_stream(&contents, fs, found, scratch_pool);
-  if (!err)
-    err = svn_stream_copy3(contents, svn_stream_empty(scratch_pool),
-                           NULL, NULL, scratch_pool);
+  err = fulltext_md5(&md5, fs, found, scratch_pool);
   if (err && (err->apr_err == SVN_ERR_FS_CORRUPT
               || err->apr_err == SVN_ERR_CHECKSUM_MISMATCH
-              || err->apr_err == SVN_ERR_FS_NO_SUCH_REVISION))
+              || err->apr_err == SVN_ERR_FS_NO_SUCH_REVISION
+              || err->apr_err == SVN_ERR_FS_INDEX_OVERFLOW))
     {
       svn_error_clear(err);
       return SVN_NO_ERROR;
     }
   SVN_ERR(err);
-  *match = TRUE;
+  *match = md5 && !memcmp(md5->digest, new_rep->md5_digest,
+                          APR_MD5_DIGESTSIZE);
   return SVN_NO_ERROR;
 }

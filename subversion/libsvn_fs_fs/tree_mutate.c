@@ -825,10 +825,32 @@ find_shared_rep(svn_fs_fs__rep_t **shared, text_baton_t *tb,
                                       rep->sha1_digest, tb->pool,
                                       scratch_pool));
   if (!*shared)
-    SVN_ERR(svn_fs_fs__rep_cache_get(shared, fs, rep->sha1_digest, tb->pool,
-                                     scratch_pool));
+    {
+      svn_boolean_t match;
+
+      SVN_ERR(svn_fs_fs__rep_cache_get(shared, fs, rep->sha1_digest,
+                                       tb->pool, scratch_pool));
+      /* rep-cache rows carry no MD5: compare contents before sharing. */
+      if (*shared)
+        SVN_ERR(svn_fs_fs__rep_cache_match(&match, fs, *shared, rep,
+                                           scratch_pool));
+      if (*shared && !match)
+        *shared = NULL;
+    }
   if (*shared && (*shared)->expanded_size != rep->expanded_size)
     *shared = NULL;
+  if (*shared)
+    {
+      /* Stock keeps the new rep's checksums and uniquifier and takes
+         only the location of the old one. */
+      svn_fs_fs__rep_t *merged = apr_pmemdup(tb->pool, rep, sizeof(*rep));
+      merged->revision = (*shared)->revision;
+      merged->item_index = (*shared)->item_index;
+      merged->size = (*shared)->size;
+      merged->in_txn = (*shared)->in_txn;
+      merged->txn_id = (*shared)->txn_id;
+      *shared = merged;
+    }
   return SVN_NO_ERROR;
 }
 
