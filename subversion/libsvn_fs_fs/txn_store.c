@@ -442,7 +442,7 @@ take_next_id(apr_uint64_t *number, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__txn_next_ids_parse(&node, &cp, text->data, text->len,
                                         path));
   *number = copy ? cp++ : node++;
-  if (node == 0 || cp == 0)
+  if ((copy ? cp : node) == 0)
     return svn_fs_fs__corrupt("TXN-3", path, "next-ids overflows");
   len = svn__ui64tobase36(buf, node);
   buf[len++] = ' ';
