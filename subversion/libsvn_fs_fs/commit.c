@@ -252,6 +252,13 @@ write_container_rep(svn_fs_fs__rep_t **rep, commit_ctx_t *ctx,
       apr_hash_set(ctx->reps_by_sha1, r->sha1_digest, APR_SHA1_DIGESTSIZE, r);
       APR_ARRAY_PUSH(ctx->reps_to_cache, svn_fs_fs__rep_t *) = r;
     }
+  /* Format 8 node-revs do not record the SHA-1 of property reps (stock
+     writes "-"); rep-cache.db still gets it. */
+  if (props && ctx->ffd->format >= 8)
+    {
+      r = apr_pmemdup(ctx->pool, r, sizeof(*r));
+      r->has_sha1 = FALSE;
+    }
   *rep = r;
   return SVN_NO_ERROR;
 }
