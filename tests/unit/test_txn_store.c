@@ -27,6 +27,7 @@
 #include "id.h"
 #include "node.h"
 #include "paths.h"
+#include "rep_read.h"
 #include "repo.h"
 #include "txn_store.h"
 #include "test_util.h"
@@ -618,6 +619,152 @@ test_protorev(void **state)
     }
 }
 
+/* Fulltext of REP. */
+static const char *
+rep_text(svn_fs_t *fs, const svn_fs_fs__rep_t *rep)
+{
+  svn_stringbuf_t *text;
+
+  check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool));
+  return text->data;
+}
+
+static void
+test_txn_rep_read(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_fs_fs__txn_id_t id = new_txn(&repos[r]);
+      svn_fs_fs__rep_t *plain = add_file(&repos[r], &id, "new", "plain\n");
+      svn_fs_fs__noderev_t *base_root = txn_root(fs, &id);
+      svn_fs_fs__protorev_t *p;
+      svn_fs_fs__rep_write_options_t options;
+      svn_fs_fs__rep_write_base_t base;
+      svn_fs_fs__rep_t *delta, *committed;
+      const svn_fs_fs__id_t *root_id;
+      svn_fs_fs__noderev_t *r1_root;
+      svn_stream_t *stream;
+      svn_stringbuf_t *text;
+      const char *want;
+
+      assert_string_equal(rep_text(fs, plain), "plain\n");
+      check(svn_fs_fs__rep_contents_stream(&stream, fs, plain, pool));
+      check(svn_stringbuf_from_stream(&text, stream, 0, pool));
+      assert_string_equal(text->data, "plain\n");
+
+      /* a delta against r1's root listing, read back through the chain */
+      check(svn_fs_fs__rev_root_id(&root_id, fs, 1, pool, pool));
+      check(svn_fs_fs__get_noderev(&r1_root, fs, root_id, pool, pool));
+      committed = r1_root->data_rep;
+      want = apr_pstrcat(pool, rep_text(fs, committed), "more\n",
+                         SVN_VA_NULL);
+      base.revision = committed->revision;
+      base.item_index = committed->item_index;
+      base.size = committed->size;
+      check(svn_fs_fs__rep_contents_stream(&base.fulltext, fs, committed,
+                                           pool));
+      svn_fs_fs__rep_write_options_init(&options, SVN_FS_FS__DATA(fs));
+      check(svn_fs_fs__protorev_open(&p, fs, &id, pool, pool));
+      check(svn_fs_fs__protorev_write_rep(&delta, p,
+                                          svn_stream_from_string(
+                                            svn_string_create(want, pool),
+                                            pool),
+                                          &base, &options,
+                                          SVN_FS_FS__ITEM_TYPE_FILE_REP,
+                                          pool, pool));
+      check(svn_fs_fs__protorev_close(p));
+      assert_string_equal(rep_text(fs, delta), want);
+      /* twice: nothing of a txn rep may have been cached */
+      assert_string_equal(rep_text(fs, delta), want);
+      (void)base_root;
+      check(svn_fs_fs__txn_purge(fs, &id, pool));
+    }
+}
+
+/* Run the stock helper; its first output line. */
+static const char *
+helper(const char *args)
+{
+  const char *top = getenv("top_builddir");
+  svn_stringbuf_t *out = stock(apr_psprintf(pool, "%s/tests/unit/"
+                                            "txn_stock_helper %s",
+                                            top ? top : ".", args),
+                               pool);
+  svn_stringbuf_strip_whitespace(out);
+  return out->data;
+}
+
+/* A transaction begun by the stock module is read and continued by us,
+   then committed by the stock module and verified by it. */
+static void
+test_stock_txn(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      const char *name = helper(apr_psprintf(pool, "make %s/db",
+                                             repos[r].name));
+      svn_fs_fs__txn_id_t id;
+      apr_hash_t *changes, *props;
+      svn_fs_fs__change_t *c;
+      svn_fs_fs__rep_t *rep;
+      svn_fs_fs__id_part_t part;
+      unsigned char sha1[APR_SHA1_DIGESTSIZE];
+      svn_stringbuf_t *s;
+      const char *rev;
+
+      check(svn_fs_fs__txn_name_parse(&id, name));
+      check(svn_fs_fs__txn_changes(&changes, fs, &id, pool, pool));
+      assert_int_equal(apr_hash_count(changes), 5);
+      c = svn_hash_gets(changes, "/d/f");
+      assert_true(c->change_kind == svn_fs_path_change_add && c->text_mod
+                  && c->prop_mod);
+      c = svn_hash_gets(changes, "/b");
+      assert_int_equal(c->change_kind, svn_fs_path_change_delete);
+      c = svn_hash_gets(changes, "/acopy");
+      assert_string_equal(c->copyfrom_path, "/a");
+      check(svn_fs_fs__txn_get_props(&props, fs, &id, FALSE, pool, pool));
+      assert_string_equal(((svn_string_t *)svn_hash_gets(props,
+                                                         "svn:log"))->data,
+                          "msg");
+      {
+        svn_checksum_t *sum;
+        check(svn_checksum(&sum, svn_checksum_sha1, "hello world\n", 12,
+                           pool));
+        memcpy(sha1, sum->digest, sizeof(sha1));
+      }
+      check(svn_fs_fs__txn_sha1_rep_get(&rep, fs, &id, sha1, pool, pool));
+      assert_non_null(rep);
+      assert_true(rep->in_txn);
+      assert_string_equal(rep_text(fs, rep), "hello world\n");
+      check(svn_fs_fs__txn_new_node_id(&part, fs, &id, pool));
+      assert_int_equal(part.number, 8);
+
+      /* continue it: one more file, its rep appended after stock's */
+      rep = add_file(&repos[r], &id, "new", "ours\n");
+      if (repos[r].format >= 7)
+        assert_int_equal(rep->item_index, 4);
+      s = stock(apr_psprintf(pool, "svnlook cat -t %s %s /new", name,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ours\n");
+
+      rev = helper(apr_psprintf(pool, "commit %s/db %s", repos[r].name,
+                                name));
+      assert_string_equal(rev, "2");
+      s = stock(apr_psprintf(pool, "svnadmin verify -q %s 2>&1 && echo ok",
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ok\n");
+      s = stock(apr_psprintf(pool, "svnlook cat %s /new", repos[r].name),
+                pool);
+      assert_string_equal(s->data, "ours\n");
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Setup                                                                */
 
@@ -669,7 +816,9 @@ main(void)
     cmocka_unit_test_setup_teardown(test_create_purge, setup, NULL),
     cmocka_unit_test(test_props_ids),
     cmocka_unit_test(test_nodes_and_stock_reads),
-    cmocka_unit_test_setup_teardown(test_protorev, NULL, teardown),
+    cmocka_unit_test(test_protorev),
+    cmocka_unit_test(test_txn_rep_read),
+    cmocka_unit_test_setup_teardown(test_stock_txn, NULL, teardown),
   };
 
   if (system("env -u LD_LIBRARY_PATH svnadmin --version >/dev/null 2>&1"))
