@@ -27,6 +27,7 @@
 #include "id.h"
 #include "node.h"
 #include "paths.h"
+#include "fsconf.h"
 #include "rep_read.h"
 #include "repo.h"
 #include "txn_store.h"
@@ -684,6 +685,65 @@ test_txn_rep_read(void **state)
     }
 }
 
+/* rep_read.c guards on a hand-made format 6 repository whose r1 holds
+   BYTES: REP (r1 at offset 0, SIZE) must fail as corrupt citing RULE. */
+static void
+expect_rep_corrupt(const char *bytes, apr_size_t len, svn_filesize_t size,
+                   const char *rule, const char *message)
+{
+  const char *db = svn_dirent_join(tmpdir, "hand/db", pool);
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+  svn_fs_fs__data_t *ffd = apr_pcalloc(pool, sizeof(*ffd));
+  svn_fs_fs__rep_t rep = { 0 };
+  svn_stringbuf_t *text;
+  svn_error_t *err;
+
+  check(svn_io_remove_dir2(db, TRUE, NULL, NULL, pool));
+  check(svn_io_make_dir_recursively(svn_dirent_join(db, "revs/0", pool),
+                                    pool));
+  check(svn_io_file_create(svn_dirent_join(db, "format", pool),
+                           "6\nlayout sharded 1000\n", pool));
+  check(svn_io_file_create(svn_dirent_join(db, "current", pool), "1\n",
+                           pool));
+  check(svn_io_file_create(svn_dirent_join(db, "min-unpacked-rev", pool),
+                           "0\n", pool));
+  check(svn_io_file_create_bytes(svn_dirent_join(db, "revs/0/1", pool),
+                                 bytes, len, pool));
+  fs->pool = pool;
+  fs->path = (char *)db;
+  fs->fsap_data = ffd;
+  ffd->format = 6;
+  ffd->max_files_per_dir = 1000;
+  ffd->youngest_rev_cache = 1;
+  svn_fs_fs__fsconf_defaults(ffd);
+  rep.revision = 1;
+  rep.size = size;
+  err = svn_fs_fs__rep_contents(&text, fs, &rep, pool, pool);
+  assert_non_null(err);
+  assert_non_null(strstr(svn_error_root_cause(err)->message, message));
+  expect_corrupt(err, rule);
+}
+
+static void
+test_rep_read_guards(void **state)
+{
+  /* items 0 -> 24 -> 48 -> 0 of r1: a cycle inside one revision, caught
+     at its first link (a base must be an earlier item), not after 4096
+     links (which would name the link from 24 to 48) */
+  static const char cycle[] = "DELTA 1 24 4\nSVN\0ENDREP\n"
+                              "DELTA 1 48 4\nSVN\0ENDREP\n"
+                              "DELTA 1 0 4\nSVN\0ENDREP\n";
+  static const char plain[] = "PLAIN\nabcENDREP\n";
+
+  expect_rep_corrupt(cycle, sizeof(cycle) - 1, 4, "REP-6",
+                     "Delta base r1 item 24 cannot");
+  /* a size that would overflow when the trailer is added */
+  expect_rep_corrupt(plain, sizeof(plain) - 1, APR_INT64_MAX - 3, "REP-3",
+                     "impossible");
+  expect_rep_corrupt(plain, sizeof(plain) - 1, APR_INT64_MAX, "REP-3",
+                     "impossible");
+}
+
 /* Run the stock helper; its first output line. */
 static const char *
 helper(const char *args)
@@ -818,6 +878,7 @@ main(void)
     cmocka_unit_test(test_nodes_and_stock_reads),
     cmocka_unit_test(test_protorev),
     cmocka_unit_test(test_txn_rep_read),
+    cmocka_unit_test(test_rep_read_guards),
     cmocka_unit_test_setup_teardown(test_stock_txn, NULL, teardown),
   };
 
