@@ -27,6 +27,8 @@
 #include "id.h"
 #include "node.h"
 #include "paths.h"
+#include "fsconf.h"
+#include "rep_read.h"
 #include "repo.h"
 #include "txn_store.h"
 #include "test_util.h"
@@ -618,6 +620,211 @@ test_protorev(void **state)
     }
 }
 
+/* Fulltext of REP. */
+static const char *
+rep_text(svn_fs_t *fs, const svn_fs_fs__rep_t *rep)
+{
+  svn_stringbuf_t *text;
+
+  check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool));
+  return text->data;
+}
+
+static void
+test_txn_rep_read(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_fs_fs__txn_id_t id = new_txn(&repos[r]);
+      svn_fs_fs__rep_t *plain = add_file(&repos[r], &id, "new", "plain\n");
+      svn_fs_fs__noderev_t *base_root = txn_root(fs, &id);
+      svn_fs_fs__protorev_t *p;
+      svn_fs_fs__rep_write_options_t options;
+      svn_fs_fs__rep_write_base_t base;
+      svn_fs_fs__rep_t *delta, *committed;
+      const svn_fs_fs__id_t *root_id;
+      svn_fs_fs__noderev_t *r1_root;
+      svn_stream_t *stream;
+      svn_stringbuf_t *text;
+      const char *want;
+
+      assert_string_equal(rep_text(fs, plain), "plain\n");
+      check(svn_fs_fs__rep_contents_stream(&stream, fs, plain, pool));
+      check(svn_stringbuf_from_stream(&text, stream, 0, pool));
+      assert_string_equal(text->data, "plain\n");
+
+      /* a delta against r1's root listing, read back through the chain */
+      check(svn_fs_fs__rev_root_id(&root_id, fs, 1, pool, pool));
+      check(svn_fs_fs__get_noderev(&r1_root, fs, root_id, pool, pool));
+      committed = r1_root->data_rep;
+      want = apr_pstrcat(pool, rep_text(fs, committed), "more\n",
+                         SVN_VA_NULL);
+      base.revision = committed->revision;
+      base.item_index = committed->item_index;
+      base.size = committed->size;
+      check(svn_fs_fs__rep_contents_stream(&base.fulltext, fs, committed,
+                                           pool));
+      svn_fs_fs__rep_write_options_init(&options, SVN_FS_FS__DATA(fs));
+      check(svn_fs_fs__protorev_open(&p, fs, &id, pool, pool));
+      check(svn_fs_fs__protorev_write_rep(&delta, p,
+                                          svn_stream_from_string(
+                                            svn_string_create(want, pool),
+                                            pool),
+                                          &base, &options,
+                                          SVN_FS_FS__ITEM_TYPE_FILE_REP,
+                                          pool, pool));
+      check(svn_fs_fs__protorev_close(p));
+      assert_string_equal(rep_text(fs, delta), want);
+      /* twice: nothing of a txn rep may have been cached */
+      assert_string_equal(rep_text(fs, delta), want);
+      (void)base_root;
+      check(svn_fs_fs__txn_purge(fs, &id, pool));
+    }
+}
+
+/* rep_read.c guards on a hand-made format 6 repository whose r1 holds
+   BYTES: REP (r1 at offset 0, SIZE) must fail as corrupt citing RULE. */
+static void
+expect_rep_corrupt(const char *bytes, apr_size_t len, svn_filesize_t size,
+                   const char *rule, const char *message)
+{
+  const char *db = svn_dirent_join(tmpdir, "hand/db", pool);
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+  svn_fs_fs__data_t *ffd = apr_pcalloc(pool, sizeof(*ffd));
+  svn_fs_fs__rep_t rep = { 0 };
+  svn_stringbuf_t *text;
+  svn_error_t *err;
+
+  check(svn_io_remove_dir2(db, TRUE, NULL, NULL, pool));
+  check(svn_io_make_dir_recursively(svn_dirent_join(db, "revs/0", pool),
+                                    pool));
+  check(svn_io_file_create(svn_dirent_join(db, "format", pool),
+                           "6\nlayout sharded 1000\n", pool));
+  check(svn_io_file_create(svn_dirent_join(db, "current", pool), "1\n",
+                           pool));
+  check(svn_io_file_create(svn_dirent_join(db, "min-unpacked-rev", pool),
+                           "0\n", pool));
+  check(svn_io_file_create_bytes(svn_dirent_join(db, "revs/0/1", pool),
+                                 bytes, len, pool));
+  fs->pool = pool;
+  fs->path = (char *)db;
+  fs->fsap_data = ffd;
+  ffd->format = 6;
+  ffd->max_files_per_dir = 1000;
+  ffd->youngest_rev_cache = 1;
+  svn_fs_fs__fsconf_defaults(ffd);
+  rep.revision = 1;
+  rep.size = size;
+  err = svn_fs_fs__rep_contents(&text, fs, &rep, pool, pool);
+  assert_non_null(err);
+  assert_non_null(strstr(svn_error_root_cause(err)->message, message));
+  expect_corrupt(err, rule);
+}
+
+static void
+test_rep_read_guards(void **state)
+{
+  /* items 0 -> 24 -> 48 -> 0 of r1: a cycle inside one revision, caught
+     at its first link (a base must be an earlier item), not after 4096
+     links (which would name the link from 24 to 48) */
+  static const char cycle[] = "DELTA 1 24 4\nSVN\0ENDREP\n"
+                              "DELTA 1 48 4\nSVN\0ENDREP\n"
+                              "DELTA 1 0 4\nSVN\0ENDREP\n";
+  static const char plain[] = "PLAIN\nabcENDREP\n";
+
+  expect_rep_corrupt(cycle, sizeof(cycle) - 1, 4, "REP-6",
+                     "Delta base r1 item 24 cannot");
+  /* a size that would overflow when the trailer is added */
+  expect_rep_corrupt(plain, sizeof(plain) - 1, APR_INT64_MAX - 3, "REP-3",
+                     "impossible");
+  expect_rep_corrupt(plain, sizeof(plain) - 1, APR_INT64_MAX, "REP-3",
+                     "impossible");
+}
+
+/* Run the stock helper; its first output line. */
+static const char *
+helper(const char *args)
+{
+  const char *top = getenv("top_builddir");
+  svn_stringbuf_t *out = stock(apr_psprintf(pool, "%s/tests/unit/"
+                                            "txn_stock_helper %s",
+                                            top ? top : ".", args),
+                               pool);
+  svn_stringbuf_strip_whitespace(out);
+  return out->data;
+}
+
+/* A transaction begun by the stock module is read and continued by us,
+   then committed by the stock module and verified by it. */
+static void
+test_stock_txn(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      const char *name = helper(apr_psprintf(pool, "make %s/db",
+                                             repos[r].name));
+      svn_fs_fs__txn_id_t id;
+      apr_hash_t *changes, *props;
+      svn_fs_fs__change_t *c;
+      svn_fs_fs__rep_t *rep;
+      svn_fs_fs__id_part_t part;
+      unsigned char sha1[APR_SHA1_DIGESTSIZE];
+      svn_stringbuf_t *s;
+      const char *rev;
+
+      check(svn_fs_fs__txn_name_parse(&id, name));
+      check(svn_fs_fs__txn_changes(&changes, fs, &id, pool, pool));
+      assert_int_equal(apr_hash_count(changes), 5);
+      c = svn_hash_gets(changes, "/d/f");
+      assert_true(c->change_kind == svn_fs_path_change_add && c->text_mod
+                  && c->prop_mod);
+      c = svn_hash_gets(changes, "/b");
+      assert_int_equal(c->change_kind, svn_fs_path_change_delete);
+      c = svn_hash_gets(changes, "/acopy");
+      assert_string_equal(c->copyfrom_path, "/a");
+      check(svn_fs_fs__txn_get_props(&props, fs, &id, FALSE, pool, pool));
+      assert_string_equal(((svn_string_t *)svn_hash_gets(props,
+                                                         "svn:log"))->data,
+                          "msg");
+      {
+        svn_checksum_t *sum;
+        check(svn_checksum(&sum, svn_checksum_sha1, "hello world\n", 12,
+                           pool));
+        memcpy(sha1, sum->digest, sizeof(sha1));
+      }
+      check(svn_fs_fs__txn_sha1_rep_get(&rep, fs, &id, sha1, pool, pool));
+      assert_non_null(rep);
+      assert_true(rep->in_txn);
+      assert_string_equal(rep_text(fs, rep), "hello world\n");
+      check(svn_fs_fs__txn_new_node_id(&part, fs, &id, pool));
+      assert_int_equal(part.number, 8);
+
+      /* continue it: one more file, its rep appended after stock's */
+      rep = add_file(&repos[r], &id, "new", "ours\n");
+      if (repos[r].format >= 7)
+        assert_int_equal(rep->item_index, 4);
+      s = stock(apr_psprintf(pool, "svnlook cat -t %s %s /new", name,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ours\n");
+
+      rev = helper(apr_psprintf(pool, "commit %s/db %s", repos[r].name,
+                                name));
+      assert_string_equal(rev, "2");
+      s = stock(apr_psprintf(pool, "svnadmin verify -q %s 2>&1 && echo ok",
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ok\n");
+      s = stock(apr_psprintf(pool, "svnlook cat %s /new", repos[r].name),
+                pool);
+      assert_string_equal(s->data, "ours\n");
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Setup                                                                */
 
@@ -669,7 +876,10 @@ main(void)
     cmocka_unit_test_setup_teardown(test_create_purge, setup, NULL),
     cmocka_unit_test(test_props_ids),
     cmocka_unit_test(test_nodes_and_stock_reads),
-    cmocka_unit_test_setup_teardown(test_protorev, NULL, teardown),
+    cmocka_unit_test(test_protorev),
+    cmocka_unit_test(test_txn_rep_read),
+    cmocka_unit_test(test_rep_read_guards),
+    cmocka_unit_test_setup_teardown(test_stock_txn, NULL, teardown),
   };
 
   if (system("env -u LD_LIBRARY_PATH svnadmin --version >/dev/null 2>&1"))
