@@ -197,3 +197,52 @@ svn_fs_fs__locks_walk(svn_fs_t *fs, const char *path, svn_depth_t depth,
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
 }
+
+/* ------------------------------------------------------------------ */
+/* Lock checks of writers                                              */
+
+/* Is the user of FS's access context allowed to change LOCK's path? */
+static svn_error_t *
+check_lock_owner(svn_fs_t *fs, const svn_lock_t *lock, apr_pool_t *pool)
+{
+  svn_fs_access_t *access = fs->access_ctx;
+
+  if (!access || !access->username)
+    return svn_error_createf(SVN_ERR_FS_NO_USER, NULL,
+                             "Cannot verify lock on path '%s'; no username "
+                             "available", lock->path);
+  if (strcmp(access->username, lock->owner) != 0)
+    return svn_error_createf(SVN_ERR_FS_LOCK_OWNER_MISMATCH, NULL,
+                             "User '%s' does not own lock on path '%s' "
+                             "(currently locked by '%s')", access->username,
+                             lock->path, lock->owner);
+  if (!svn_hash_gets(access->lock_tokens, lock->token))
+    return svn_error_createf(SVN_ERR_FS_BAD_LOCK_TOKEN, NULL,
+                             "Cannot verify lock on path '%s'; no matching "
+                             "lock-token available", lock->path);
+  return SVN_NO_ERROR;
+}
+
+/* svn_fs_get_locks_callback_t over check_lock_owner; BATON is the fs. */
+static svn_error_t *
+check_lock_owner_cb(void *baton, svn_lock_t *lock, apr_pool_t *pool)
+{
+  return svn_error_trace(check_lock_owner(baton, lock, pool));
+}
+
+svn_error_t *
+svn_fs_fs__allow_locked_operation(svn_fs_t *fs, const char *path,
+                                  svn_boolean_t recurse, apr_pool_t *pool)
+{
+  svn_lock_t *lock;
+
+  path = svn_fs__canonicalize_abspath(path, pool);
+  if (recurse)
+    return svn_error_trace(svn_fs_fs__locks_walk(fs, path,
+                                                 svn_depth_infinity,
+                                                 check_lock_owner_cb, fs,
+                                                 pool));
+  SVN_ERR(svn_fs_fs__locks_get(&lock, fs, path, pool));
+  return lock ? svn_error_trace(check_lock_owner(fs, lock, pool))
+              : SVN_NO_ERROR;
+}

@@ -48,4 +48,13 @@ svn_fs_fs__locks_walk(svn_fs_t *fs, const char *path, svn_depth_t depth,
                       svn_fs_get_locks_callback_t get_locks_func,
                       void *get_locks_baton, apr_pool_t *pool);
 
+/* May the user of FS's access context change PATH (and, when RECURSE,
+   everything below it)?  Every unexpired lock found must be owned by the
+   access context's user, who must have given its token; otherwise
+   SVN_ERR_FS_NO_USER, SVN_ERR_FS_LOCK_OWNER_MISMATCH or
+   SVN_ERR_FS_BAD_LOCK_TOKEN with the stock module's messages. */
+svn_error_t *
+svn_fs_fs__allow_locked_operation(svn_fs_t *fs, const char *path,
+                                  svn_boolean_t recurse, apr_pool_t *pool);
+
 #endif

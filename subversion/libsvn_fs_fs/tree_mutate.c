@@ -41,6 +41,7 @@
 #include "corrupt.h"
 #include "deltify.h"
 #include "id.h"
+#include "locks_read.h"
 #include "lookup.h"
 #include "node.h"
 #include "rep_cache.h"
@@ -443,6 +444,20 @@ check_path_valid(const char *path)
   return SVN_NO_ERROR;
 }
 
+/* With SVN_FS_TXN_CHECK_LOCKS, refuse to change PATH (and, if RECURSE,
+   anything below it) when it is locked by someone else or without a
+   token in the access context -- at the change itself, as stock does, so
+   that clients learn it before they send the whole commit. */
+static svn_error_t *
+check_locks(svn_fs_root_t *root, const char *path, svn_boolean_t recurse,
+            apr_pool_t *pool)
+{
+  if (!(root->txn_flags & SVN_FS_TXN_CHECK_LOCKS))
+    return SVN_NO_ERROR;
+  return svn_error_trace(svn_fs_fs__allow_locked_operation(root->fs, path,
+                                                           recurse, pool));
+}
+
 /* TREE-10: a new, empty node of KIND at PATH. */
 static svn_error_t *
 make_node(svn_fs_root_t *root, const char *path, svn_node_kind_t kind,
@@ -458,6 +473,7 @@ make_node(svn_fs_root_t *root, const char *path, svn_node_kind_t kind,
   SVN_ERR(walk(&leaf, root, path, TRUE, scratch_pool, scratch_pool));
   if (leaf->noderev)
     return SVN_FS__ALREADY_EXISTS(root, leaf->path);
+  SVN_ERR(check_locks(root, leaf->path, FALSE, scratch_pool));
   SVN_ERR(make_steps_mutable(leaf->parent, root, scratch_pool,
                              scratch_pool));
   parent = leaf->parent->noderev;
@@ -511,6 +527,7 @@ svn_fs_fs__txn_delete_node(svn_fs_root_t *root, const char *path,
     return svn_error_create(SVN_ERR_FS_ROOT_DIR, NULL,
                             "The root directory cannot be deleted");
   SVN_ERR(walk(&leaf, root, path, FALSE, scratch_pool, scratch_pool));
+  SVN_ERR(check_locks(root, leaf->path, TRUE, scratch_pool));
   SVN_ERR(make_steps_mutable(leaf->parent, root, scratch_pool,
                              scratch_pool));
   nr = leaf->noderev;
@@ -599,6 +616,7 @@ copy_node(svn_fs_root_t *from_root, const char *from_path,
   old = leaf->noderev;
   if (old && svn_fs_fs__id_eq(old->id, from->id))
     return SVN_NO_ERROR;
+  SVN_ERR(check_locks(to_root, leaf->path, TRUE, pool));
   SVN_ERR(make_steps_mutable(leaf->parent, to_root, pool, pool));
   copy = from;
   if (preserve_history)
@@ -654,6 +672,7 @@ svn_fs_fs__txn_change_node_prop(svn_fs_root_t *root, const char *path,
 
   SVN_ERR(check_txn_root(root));
   SVN_ERR(walk(&leaf, root, path, FALSE, scratch_pool, scratch_pool));
+  SVN_ERR(check_locks(root, leaf->path, FALSE, scratch_pool));
   SVN_ERR(make_steps_mutable(leaf, root, scratch_pool, scratch_pool));
   nr = leaf->noderev;
   SVN_ERR(svn_fs_fs__node_proplist(&props, root->fs, nr, scratch_pool,
@@ -948,6 +967,7 @@ svn_fs_fs__txn_apply_textdelta(svn_txdelta_window_handler_t *contents_p,
 {
   text_baton_t *tb;
 
+  SVN_ERR(check_locks(root, path, FALSE, pool));
   SVN_ERR(text_baton_create(&tb, root, path, base_checksum, result_checksum,
                             "Attempted to get textual contents of a "
                             "*non*-file node", svn_pool_create(pool)));
@@ -990,6 +1010,7 @@ svn_fs_fs__txn_apply_text(svn_stream_t **contents_p, svn_fs_root_t *root,
   text_baton_t *tb;
   svn_stream_t *stream;
 
+  SVN_ERR(check_locks(root, path, FALSE, pool));
   SVN_ERR(text_baton_create(&tb, root, path, NULL, result_checksum,
                             "Attempted to set textual contents of a "
                             "*non*-file node", svn_pool_create(pool)));
