@@ -20,7 +20,6 @@
 #include "svn_io.h"
 #include "svn_pools.h"
 #include "svn_dirent_uri.h"
-#include "private/svn_mutex.h"
 
 #include "caching.h"
 #include "corrupt.h"

@@ -89,12 +89,17 @@ svn_fs_fs__repo_key_path(const char *path, apr_pool_t *result_pool)
 {
   char resolved[PATH_MAX];
   const char *abs_path;
+  svn_error_t *err;
 
   /* Resolve symlinks too: two names of one directory share its locks. */
   if (realpath(path, resolved) != NULL)
     return svn_dirent_canonicalize(resolved, result_pool);
-  if (svn_dirent_get_absolute(&abs_path, path, result_pool) != SVN_NO_ERROR)
-    return svn_dirent_canonicalize(path, result_pool);
+  err = svn_dirent_get_absolute(&abs_path, path, result_pool);
+  if (err)
+    {
+      svn_error_clear(err);
+      return svn_dirent_canonicalize(path, result_pool);
+    }
   return abs_path;
 }
 

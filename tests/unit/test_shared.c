@@ -101,6 +101,41 @@ test_same_repo_same_data(void **state)
   svn_pool_destroy(pool);
 }
 
+/* The cache key prefix names the repository's resolved path: the same
+   for two names of one repository, different for a byte-for-byte copy
+   (same uuid, same instance id), which may diverge at the next commit. */
+static void
+test_cache_prefix_names_path(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(file_pool);
+  const char *a, *copy, *link, *tmp;
+  svn_fs_t *fs_a = create_repo(&a, "prefix", pool);
+  svn_fs_t *fs_copy, *via_link;
+
+  copy = apr_pstrcat(pool, a, "-copy", SVN_VA_NULL);
+  link = apr_pstrcat(pool, a, "-link", SVN_VA_NULL);
+  assert_null(svn_io_remove_dir2(copy, TRUE, NULL, NULL, pool));
+  assert_null(svn_io_temp_dir(&tmp, pool));
+  assert_null(svn_io_copy_dir_recursively(a, tmp, svn_dirent_basename(copy,
+                                                                      pool),
+                                          TRUE, NULL, NULL, pool));
+  (void)unlink(link);
+  assert_int_equal(symlink(a, link), 0);
+  fs_copy = open_fs(copy, pool);
+  via_link = open_fs(link, pool);
+  assert_string_equal(fs_a->uuid, fs_copy->uuid);
+  assert_string_not_equal(SVN_FS_FS__DATA(fs_a)->cache_prefix,
+                          SVN_FS_FS__DATA(fs_copy)->cache_prefix);
+  assert_string_equal(SVN_FS_FS__DATA(fs_a)->cache_prefix,
+                      SVN_FS_FS__DATA(via_link)->cache_prefix);
+  assert_ptr_not_equal(SVN_FS_FS__DATA(fs_a)->shared,
+                       SVN_FS_FS__DATA(fs_copy)->shared);
+  assert_int_equal(unlink(link), 0);
+  assert_null(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+  assert_null(svn_io_remove_dir2(a, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 /* What the two writers share. */
 typedef struct race_t
 {
@@ -283,6 +318,7 @@ main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_same_repo_same_data),
+    cmocka_unit_test(test_cache_prefix_names_path),
     cmocka_unit_test(test_write_lock_blocks_other_fs),
     cmocka_unit_test(test_write_mutex_blocks_other_fs),
     cmocka_unit_test(test_distinct_locks),
