@@ -177,8 +177,14 @@ class CacheKey(unittest.TestCase):
     def test_cachekey_svnserve_f8(self):
         self.check_svnserve("f8")
 
+    def test_cachekey_file_url_f6(self):
+        self.check_file_url("f6")
+
     def test_cachekey_file_url_f7(self):
         self.check_file_url("f7")
+
+    def test_cachekey_file_url_f8(self):
+        self.check_file_url("f8")
 
 
 if __name__ == "__main__":
