@@ -41,6 +41,7 @@
 #include "rep_header.h"
 #include "rep_read.h"
 #include "svndiff.h"
+#include "txn_store.h"
 
 /* Bytes fetched together with a representation header, and the size of
    later refills of the svndiff input buffer. */
@@ -72,9 +73,12 @@ struct rep_src_t
   src_kind_t kind;
   reader_t *reader;
 
-  /* Where the representation lives. */
+  /* Where the representation lives; TXN_ID is set for the top of a
+     chain whose rep lives in a transaction's proto-revision file (its
+     REVISION is then SVN_INVALID_REVNUM). */
   svn_revnum_t revision;
   apr_uint64_t item_index;
+  const svn_fs_fs__txn_id_t *txn_id;
   svn_fs_fs__revfile_t *file;
   apr_off_t data_start;         /* absolute offset of the first data byte */
   svn_filesize_t data_len;      /* REP-3: stored length without header */
@@ -144,10 +148,16 @@ struct reader_t
 /* ------------------------------------------------------------------ */
 /* Locations and errors                                                */
 
-/* "r<rev> item <n>" for messages about SRC. */
+/* "r<rev> item <n>" (or "txn <name> item <n>") for messages about SRC. */
 static const char *
 src_where(const rep_src_t *src)
 {
+  if (src->txn_id)
+    return apr_psprintf(src->reader->scratch, "txn %s item %"
+                        APR_UINT64_T_FMT,
+                        svn_fs_fs__txn_name(src->txn_id,
+                                            src->reader->scratch),
+                        src->item_index);
   return apr_psprintf(src->reader->scratch, "r%ld item %" APR_UINT64_T_FMT,
                       src->revision, src->item_index);
 }
@@ -285,12 +295,30 @@ ensure_input(rep_src_t *src, apr_size_t need)
   return SVN_NO_ERROR;
 }
 
-/* Open the representation (REV, ITEM), whose data is SIZE bytes long:
-   read its header (REP-1 .. REP-4) together with up to PREFETCH_SIZE
-   bytes of data, and for deltas the svndiff header (SVNDIFF-1). */
+/* Open the proto-revision file of TXN_ID for R (a private handle: the
+   file grows, so it is never shared or cached) and locate ITEM in it. */
+static svn_error_t *
+open_txn_item(svn_fs_fs__revfile_t **file, apr_off_t *offset, reader_t *r,
+              const svn_fs_fs__txn_id_t *txn_id, apr_uint64_t item)
+{
+  SVN_ERR(svn_fs_fs__txn_item_offset(offset, r->fs, txn_id, item,
+                                     r->scratch));
+  SVN_ERR(svn_fs_fs__revfile_open_path(
+            file, r->fs, svn_fs_fs__txn_protorev_path(r->fs, txn_id,
+                                                      r->scratch),
+            r->pool));
+  APR_ARRAY_PUSH(r->files, svn_fs_fs__revfile_t *) = *file;
+  return SVN_NO_ERROR;
+}
+
+/* Open the representation (REV, ITEM) -- or item ITEM of transaction
+   TXN_ID when that is not NULL -- whose data is SIZE bytes long: read
+   its header (REP-1 .. REP-4) together with up to PREFETCH_SIZE bytes of
+   data, and for deltas the svndiff header (SVNDIFF-1). */
 static svn_error_t *
 src_open(rep_src_t **result, reader_t *r, svn_revnum_t rev,
-         apr_uint64_t item, svn_filesize_t size)
+         apr_uint64_t item, const svn_fs_fs__txn_id_t *txn_id,
+         svn_filesize_t size)
 {
   rep_src_t *src = apr_pcalloc(r->pool, sizeof(*src));
   apr_off_t offset;
@@ -300,22 +328,35 @@ src_open(rep_src_t **result, reader_t *r, svn_revnum_t rev,
   src->reader = r;
   src->revision = rev;
   src->item_index = item;
+  src->txn_id = txn_id;
   src->data_len = size;
-  if (size >= 0 && size + SVN_FS_FS__REP_TRAILER_LEN < PREFETCH_SIZE)
+  /* REP-3: sizes come from disk; reject before doing arithmetic on them
+     (DATA_LEN + trailer must not overflow; the file bound is checked on
+     every read). */
+  if (size < 0)
+    return svn_fs_fs__corrupt("REP-3", src_where(src),
+                              "Negative representation length");
+  if (size > APR_INT64_MAX / 2)
+    return svn_fs_fs__corrupt("REP-3", src_where(src),
+                              "Representation length %" SVN_FILESIZE_T_FMT
+                              " is impossible", size);
+  if (size + SVN_FS_FS__REP_TRAILER_LEN < PREFETCH_SIZE)
     max_len = SVN_FS_FS__REP_HEADER_MAX + (apr_size_t)size
             + SVN_FS_FS__REP_TRAILER_LEN;
 
-  SVN_ERR(open_file(&src->file, r, rev));
-  SVN_ERR(svn_fs_fs__item_offset(&offset, r->fs, src->file, rev, item,
-                                 r->scratch));
+  if (txn_id)
+    SVN_ERR(open_txn_item(&src->file, &offset, r, txn_id, item));
+  else
+    {
+      SVN_ERR(open_file(&src->file, r, rev));
+      SVN_ERR(svn_fs_fs__item_offset(&offset, r->fs, src->file, rev, item,
+                                     r->scratch));
+    }
   SVN_ERR(svn_fs_fs__revfile_read_some(&data, &len, src->file, offset,
                                        max_len, r->pool));
   svn_pool_clear(r->scratch);
   SVN_ERR(svn_fs_fs__rep_header_parse(&src->header, data, len,
                                       src_where(src)));
-  if (size < 0)
-    return svn_fs_fs__corrupt("REP-3", src_where(src),
-                              "Negative representation length");
 
   src->data_start = offset + src->header.header_size;
   src->in = data + src->header.header_size;
@@ -353,11 +394,38 @@ cached_fulltext(svn_stringbuf_t **text, svn_fs_t *fs, svn_revnum_t rev,
   return SVN_NO_ERROR;
 }
 
-/* Open the chain of R's representation (REV, ITEM, SIZE) into *TOP,
-   following delta bases until a PLAIN, self-delta or cached one. */
+/* REP-6: may SRC, the rep (REV, ITEM), have its header's delta base?
+   Bases are older: an earlier revision, or an earlier item (lower index
+   or offset: it was written first) of the same one, so a chain can never
+   come back to a link it has passed.  A rep in a transaction may only
+   use committed bases. */
+static svn_error_t *
+check_base(const rep_src_t *src, svn_revnum_t rev, apr_uint64_t item,
+           int depth)
+{
+  svn_revnum_t base_rev = src->header.base_revision;
+  apr_uint64_t base_item = src->header.base_item_index;
+  svn_boolean_t bad;
+
+  if (src->txn_id)
+    bad = !SVN_IS_VALID_REVNUM(base_rev);
+  else
+    bad = base_rev > rev || (base_rev == rev && base_item >= item);
+  if (bad || depth >= MAX_CHAIN_LENGTH)
+    return svn_fs_fs__corrupt("REP-6", src_where(src),
+                              "Delta base r%ld item %" APR_UINT64_T_FMT
+                              " cannot be the base of this representation",
+                              base_rev, base_item);
+  return SVN_NO_ERROR;
+}
+
+/* Open the chain of R's representation (REV, ITEM, SIZE; in transaction
+   TXN_ID if not NULL) into *TOP, following delta bases until a PLAIN,
+   self-delta or cached one. */
 static svn_error_t *
 open_chain(rep_src_t **top, reader_t *r, svn_revnum_t rev,
-           apr_uint64_t item, svn_filesize_t size)
+           apr_uint64_t item, const svn_fs_fs__txn_id_t *txn_id,
+           svn_filesize_t size)
 {
   rep_src_t **slot = top;
   int depth;
@@ -377,22 +445,11 @@ open_chain(rep_src_t **top, reader_t *r, svn_revnum_t rev,
             }
         }
 
-      SVN_ERR(src_open(&src, r, rev, item, size));
+      SVN_ERR(src_open(&src, r, rev, item, depth ? NULL : txn_id, size));
       *slot = src;
       if (src->header.kind != svn_fs_fs__rep_delta)
         return SVN_NO_ERROR;
-
-      /* REP-6: bases are older, and chains end. */
-      if (src->header.base_revision > rev
-          || (src->header.base_revision == rev
-              && src->header.base_item_index == item)
-          || depth >= MAX_CHAIN_LENGTH)
-        return svn_fs_fs__corrupt("REP-6", src_where(src),
-                                  "Delta base r%ld item %" APR_UINT64_T_FMT
-                                  " cannot be the base of this "
-                                  "representation",
-                                  src->header.base_revision,
-                                  src->header.base_item_index);
+      SVN_ERR(check_base(src, rev, item, depth));
       rev = src->header.base_revision;
       item = src->header.base_item_index;
       size = src->header.base_length;
@@ -664,9 +721,16 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
   r->expected_len = -1;
   *result = r;
 
-  if (rep->in_txn || !SVN_IS_VALID_REVNUM(rep->revision))
-    return svn_fs_fs__unsupported("reading representations of "
-                                  "transactions");
+  /* Reps of transactions are read from the proto-revision file, never
+     cached: the transaction may be aborted or changed by anyone. */
+  if (rep->in_txn)
+    {
+      lookup_cache = FALSE;
+      cache = NULL;
+    }
+  else if (!SVN_IS_VALID_REVNUM(rep->revision))
+    return svn_fs_fs__corrupt("REP-3", NULL, "Representation without "
+                              "revision outside a transaction");
 
   if (lookup_cache)
     SVN_ERR(cached_fulltext(&cached, fs, rep->revision, rep->item_index,
@@ -681,7 +745,7 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
     }
 
   SVN_ERR(open_chain(&r->top, r, rep->revision, rep->item_index,
-                     rep->size));
+                     rep->in_txn ? &r->rep.txn_id : NULL, rep->size));
   r->verify = TRUE;
   apr_md5_init(&r->md5);
 
@@ -1010,7 +1074,7 @@ open_stored_delta(rep_src_t **src, reader_t *r,
                      || !SVN_IS_VALID_REVNUM(source->revision))))
     return SVN_NO_ERROR;
 
-  SVN_ERR(src_open(&t, r, target->revision, target->item_index,
+  SVN_ERR(src_open(&t, r, target->revision, target->item_index, NULL,
                    target->size));
   if (source == NULL ? t->header.kind == svn_fs_fs__rep_self_delta
                      : (t->header.kind == svn_fs_fs__rep_delta

@@ -387,6 +387,24 @@ svn_fs_fs__revfile_open(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
 }
 
 svn_error_t *
+svn_fs_fs__revfile_open_path(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
+                             const char *path, apr_pool_t *result_pool)
+{
+  slot_file_t *shared;
+  apr_status_t status = shared_open(&shared, get_file_set(fs), path,
+                                    block_size_of(fs));
+
+  if (status)
+    return svn_error_wrap_apr(status, "Can't open '%s'", path);
+  /* Not inserted into the set: destroyed when its only handle goes. */
+  shared->start_revision = SVN_INVALID_REVNUM;
+  shared->refcount = 1;
+  shared->description = apr_pstrdup(shared->pool, path);
+  *file = make_handle(fs, shared, result_pool);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
 svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file)
 {
   handle_t *h = file->priv;

@@ -49,6 +49,14 @@ svn_fs_fs__revfile_open(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
                         svn_revnum_t rev, apr_pool_t *result_pool,
                         apr_pool_t *scratch_pool);
 
+/* Open PATH, a file that may still grow (a transaction's proto-revision
+   file), as a private read handle: never kept in or shared through the
+   open-file set, its size taken now, START_REVISION SVN_INVALID_REVNUM.
+   Closed like any handle.  (Added for rep_read.c's reps in transactions.) */
+svn_error_t *
+svn_fs_fs__revfile_open_path(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
+                             const char *path, apr_pool_t *result_pool);
+
 /* Read exactly LEN bytes at absolute OFFSET of FILE into BUF.  Reading
    past the end is SVN_ERR_FS_CORRUPT. */
 svn_error_t *

@@ -174,24 +174,30 @@ svn_fs_fs__txn_changes_parse_fold(apr_hash_t **changes, const char *data,
                                   apr_pool_t *result_pool,
                                   apr_pool_t *scratch_pool)
 {
-  apr_array_header_t *list;
-  apr_size_t consumed;
   apr_hash_t *result = apr_hash_make(result_pool);
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
-  int i;
+  apr_size_t pos = 0;
 
-  SVN_ERR(svn_fs_fs__changes_parse(&list, &consumed, data, len, TRUE, where,
-                                   scratch_pool, scratch_pool));
-  /* A transaction's list has no terminator (TXN-9). */
-  if (consumed != len)
-    return svn_fs_fs__corrupt("TXN-9", where,
-                              "Unexpected empty line in changes file");
-  for (i = 0; i < list->nelts; i++)
+  while (pos < len)
     {
+      apr_size_t n;
+      svn_fs_fs__change_t *change;
+      svn_fs_fs__change_scan_t what = svn_fs_fs__change_scan(&n, data + pos,
+                                                             len - pos);
+
       svn_pool_clear(iterpool);
-      SVN_ERR(svn_fs_fs__txn_changes_fold(
-                result, APR_ARRAY_IDX(list, i, svn_fs_fs__change_t *), where,
-                result_pool, iterpool));
+      /* A transaction's list has no terminator and no torn tail (TXN-9). */
+      if (what == svn_fs_fs__change_scan_end)
+        return svn_fs_fs__corrupt("TXN-9", where,
+                                  "Unexpected empty line in changes file");
+      if (what == svn_fs_fs__change_scan_incomplete)
+        return svn_fs_fs__corrupt("TXN-9", where,
+                                  "Changes file ends inside an entry");
+      SVN_ERR(svn_fs_fs__change_parse(&change, data + pos, n, TRUE, where,
+                                      iterpool));
+      SVN_ERR(svn_fs_fs__txn_changes_fold(result, change, where, result_pool,
+                                          iterpool));
+      pos += n;
     }
   svn_pool_destroy(iterpool);
   *changes = result;

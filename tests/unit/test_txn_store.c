@@ -1,0 +1,888 @@
+/* test_txn_store.c --- unit and component tests of txn_store.h
+ * (txn_store.c, txn_changes.c, txn_protorev.c; doc/format/transactions.md).
+ *
+ * Pure parsers get table-driven good and bad inputs; the file functions
+ * run on repositories of formats 6, 7 and 8 made by the stock svnadmin
+ * (r1 adds /a and /b), and the stock svnlook / svnadmin then read the
+ * transactions we wrote.  Exits 77 (skip) without svn/svnadmin.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include "svn_dirent_uri.h"
+#include "svn_hash.h"
+#include "svn_io.h"
+#include "svn_pools.h"
+#include "private/svn_subr_private.h"
+#include "private/svn_sorts_private.h"
+#include "private/svn_string_private.h"
+
+#include "changes_codec.h"
+#include "id.h"
+#include "node.h"
+#include "paths.h"
+#include "fsconf.h"
+#include "rep_read.h"
+#include "repo.h"
+#include "txn_store.h"
+#include "test_util.h"
+
+static apr_pool_t *pool;
+static const char *tmpdir;
+
+typedef struct repo_t
+{
+  const char *name;
+  const char *create_opts;
+  int format;
+  svn_fs_t *fs;
+} repo_t;
+
+static repo_t repos[3] = {
+  { "f6", "--compatible-version 1.8", 6 },
+  { "f7", "--compatible-version 1.9", 7 },
+  { "f8", "", 8 },
+};
+
+static void
+check(svn_error_t *err)
+{
+  if (err)
+    {
+      svn_handle_error2(err, stderr, FALSE, "test_txn_store: ");
+      fail();
+    }
+}
+
+/* ERR must be an error with CODE; cleared. */
+static void
+expect_code(svn_error_t *err, apr_status_t code)
+{
+  assert_non_null(err);
+  if (err->apr_err != code)
+    svn_handle_error2(err, stderr, FALSE, "test_txn_store: unexpected: ");
+  assert_int_equal(err->apr_err, code);
+  svn_error_clear(err);
+}
+
+/* ERR must be SVN_ERR_FS_CORRUPT citing RULE; cleared. */
+static void
+expect_corrupt(svn_error_t *err, const char *rule)
+{
+  svn_error_t *e;
+  svn_boolean_t cited = FALSE;
+
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+  for (e = err; e; e = e->child)
+    if (e->message && strstr(e->message, apr_psprintf(pool, "rule %s)",
+                                                      rule)))
+      cited = TRUE;
+  if (!cited)
+    svn_handle_error2(err, stderr, FALSE, "test_txn_store: wrong rule: ");
+  assert_true(cited);
+  svn_error_clear(err);
+}
+
+/* Run CMD through the shell with the stock module; its stdout. */
+static svn_stringbuf_t *
+stock(const char *cmd, apr_pool_t *p)
+{
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(p);
+  FILE *f = popen(apr_psprintf(p, "cd %s && env -u LD_LIBRARY_PATH %s",
+                               tmpdir, cmd), "r");
+  char buf[4096];
+  size_t n;
+
+  assert_non_null(f);
+  while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+    svn_stringbuf_appendbytes(out, buf, n);
+  pclose(f);
+  return out;
+}
+
+/* Contents of file NAME of transaction TXN_ID of FS (NULL if missing). */
+static svn_stringbuf_t *
+txn_file(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id, const char *name)
+{
+  svn_stringbuf_t *s;
+
+  check(svn_fs_fs__txn_file_read(&s, svn_fs_fs__txn_path(fs, txn_id, name,
+                                                         pool), pool));
+  return s;
+}
+
+static void
+assert_bytes(const svn_stringbuf_t *s, const char *data, apr_size_t len)
+{
+  assert_non_null(s);
+  assert_int_equal(s->len, len);
+  assert_memory_equal(s->data, data, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pure parsers                                                         */
+
+static void
+test_names(void **state)
+{
+  static const char *good[] = { "0-0", "1-1", "12-1a", "2147483647-zz" };
+  static const char *bad[] = { "", "1", "-1-1", "1-", "1-A", "a-1",
+                               "1-1 ", "1-1.txn" };
+  svn_fs_fs__txn_id_t id;
+  size_t i;
+
+  for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+    {
+      check(svn_fs_fs__txn_name_parse(&id, good[i]));
+      assert_string_equal(svn_fs_fs__txn_name(&id, pool), good[i]);
+    }
+  for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    expect_code(svn_fs_fs__txn_name_parse(&id, bad[i]),
+                SVN_ERR_FS_MALFORMED_TXN_ID);
+}
+
+static void
+test_small_parsers(void **state)
+{
+  apr_uint64_t a, b;
+  static const char *bad_current[] = { "", "\n", "1", "1\n\n", "A\n", "-1\n",
+                                       " 1\n", "zzzzzzzzzzzzzz\n" };
+  static const char *bad_ids[] = { "", "0\n", "0 0", "0  0\n", "0 0\n\n",
+                                   "0 X0\n", "0 0\n\0\0", "0 0 \n" };
+  static const char *bad_idx[] = { "", "0", "2", "3\n", "-3", "99999999999999999999" };
+  size_t i;
+
+  check(svn_fs_fs__txn_current_parse(&a, "1z\n", 3, NULL));
+  assert_int_equal(a, 71);
+  for (i = 0; i < sizeof(bad_current) / sizeof(bad_current[0]); i++)
+    expect_corrupt(svn_fs_fs__txn_current_parse(&a, bad_current[i],
+                                                strlen(bad_current[i]),
+                                                NULL), "TXN-2");
+
+  check(svn_fs_fs__txn_next_ids_parse(&a, &b, "0 0\n", 4, NULL));
+  assert_true(a == 0 && b == 0);
+  check(svn_fs_fs__txn_next_ids_parse(&a, &b, "8 1\n\0", 5, NULL));
+  assert_true(a == 8 && b == 1);
+  for (i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++)
+    expect_corrupt(svn_fs_fs__txn_next_ids_parse(
+                     &a, &b, bad_ids[i],
+                     i == 6 ? 6 : strlen(bad_ids[i]), NULL), "TXN-3");
+
+  check(svn_fs_fs__txn_itemidx_parse(&a, "4", 1, NULL));
+  assert_int_equal(a, 4);
+  for (i = 0; i < sizeof(bad_idx) / sizeof(bad_idx[0]); i++)
+    expect_corrupt(svn_fs_fs__txn_itemidx_parse(&a, bad_idx[i],
+                                                strlen(bad_idx[i]), NULL),
+                   "TXN-4");
+}
+
+/* ------------------------------------------------------------------ */
+/* Folding (TXN-9)                                                      */
+
+/* One line of a changes file in format 8 notation, NUL-free. */
+typedef struct fold_case_t
+{
+  const char *input;      /* changes file */
+  const char *expect;     /* "path kind text prop;..." sorted, or NULL */
+  const char *rule;       /* expected corrupt rule, or NULL */
+} fold_case_t;
+
+static const fold_case_t fold_cases[] = {
+  /* add + modify is an add with the flags or-ed */
+  { "_0.0.t1-1 add-file true false false /f\n\n"
+    "_0.0.t1-1 modify-file false true false /f\n\n",
+    "/f add 1 1", NULL },
+  /* add + delete cancels */
+  { "_0.0.t1-1 add-file true false false /f\n\n"
+    "_0.0.t1-1 delete-file false false false /f\n\n", "", NULL },
+  /* delete + add is a replace */
+  { "1-1.0.r1/4 delete-file false false false /f\n\n"
+    "_1.0.t1-1 add-file true false false /f\n\n", "/f replace 1 0", NULL },
+  /* modify + delete is a delete */
+  { "1-1.0.t1-1 modify-file true true false /f\n\n"
+    "1-1.0.t1-1 delete-file false false false /f\n\n",
+    "/f delete 0 0", NULL },
+  /* delete drops everything below */
+  { "_0.0.t1-1 add-file true false false /d/f\n\n"
+    "_1.0.t1-1 modify-dir false true false /d/e\n\n"
+    "_2.0.t1-1 modify-file false true false /dx\n\n"
+    "0-1.0.t1-1 delete-dir false false false /d\n\n",
+    "/d delete 0 0;/dx modify 0 1", NULL },
+  /* reset drops the path */
+  { "_0.0.t1-1 add-file true false false /f\n\n"
+    "reset reset-file false false false /f\n\n", "", NULL },
+  /* replace drops everything below too */
+  { "_0.0.t1-1 add-file true false false /d/f\n\n"
+    "0-1.0.r1/3 delete-dir false false false /d\n\n"
+    "0-1.1.t1-1 add-dir false false false /d\n1 /a\n",
+    "/d replace 0 0", NULL },
+  { "reset reset-file false false false /f\n\n", "", NULL },
+  /* bad orders */
+  { "_0.0.t1-1 add-file true false false /f\n\n"
+    "_1.0.t1-1 modify-file true false false /f\n\n", NULL, "TXN-9b" },
+  { "_0.0.t1-1 delete-file false false false /f\n\n"
+    "_0.0.t1-1 modify-file true false false /f\n\n", NULL, "TXN-9c" },
+  { "_0.0.t1-1 modify-file true false false /f\n\n"
+    "_0.0.t1-1 add-file true false false /f\n\n", NULL, "TXN-9d" },
+  { "_0.0.t1-1 modify-file true false false /f\n\n\n", NULL, "TXN-9" },
+  { "_0.0.t1-1 modify-file true false false /f\n", NULL, "TXN-9" },
+  { "_0.0.t1-1 modify-file true false false /f\n\n"
+    "_0.0.t1-1 frob-file true false false /f\n\n", NULL, "CHANGES-3" },
+};
+
+/* "path kind text prop" of CHANGES sorted by path, ';'-separated. */
+static const char *
+describe_changes(apr_hash_t *changes, apr_pool_t *p)
+{
+  apr_array_header_t *sorted = svn_sort__hash(changes,
+                                              svn_sort_compare_items_as_paths,
+                                              p);
+  static const char *kinds[] = { "modify", "add", "delete", "replace",
+                                 "reset" };
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(p);
+  int i;
+
+  for (i = 0; i < sorted->nelts; i++)
+    {
+      svn_sort__item_t *item = &APR_ARRAY_IDX(sorted, i, svn_sort__item_t);
+      const svn_fs_fs__change_t *c = item->value;
+
+      svn_stringbuf_appendcstr(out, apr_psprintf(p, "%s%s %s %d %d",
+                                                 i ? ";" : "",
+                                                 (const char *)item->key,
+                                                 kinds[c->change_kind],
+                                                 c->text_mod, c->prop_mod));
+    }
+  return out->data;
+}
+
+static void
+test_fold(void **state)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof(fold_cases) / sizeof(fold_cases[0]); i++)
+    {
+      const fold_case_t *t = &fold_cases[i];
+      apr_hash_t *changes;
+      svn_error_t *err = svn_fs_fs__txn_changes_parse_fold(
+                           &changes, t->input, strlen(t->input), "case",
+                           pool, pool);
+      if (t->rule)
+        expect_corrupt(err, t->rule);
+      else
+        {
+          check(err);
+          assert_string_equal(describe_changes(changes, pool), t->expect);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Transactions on disk                                                 */
+
+/* A new transaction on r1 of REPO. */
+static svn_fs_fs__txn_id_t
+new_txn(repo_t *repo)
+{
+  svn_fs_fs__txn_id_t id;
+
+  apr_hash_t *props = apr_hash_make(pool);
+
+  check(svn_fs_fs__txn_create(&id, repo->fs, 1, pool));
+  /* The stock module needs a props file (txn.c writes it). */
+  svn_hash_sets(props, "svn:log", svn_string_create("test", pool));
+  check(svn_fs_fs__txn_set_props(repo->fs, &id, props, FALSE, pool));
+  return id;
+}
+
+static void
+test_create_purge(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_fs_fs__txn_id_t id = new_txn(&repos[r]), id2 = new_txn(&repos[r]);
+      const char *name = svn_fs_fs__txn_name(&id, pool);
+      svn_stringbuf_t *s, *root;
+      apr_array_header_t *names;
+      svn_node_kind_t kind;
+
+      assert_int_equal(id.revision, 1);
+      assert_int_equal(id2.number, id.number + 1);
+      check(svn_stringbuf_from_file2(&s, svn_fs_fs__path_db(fs, "txn-current",
+                                                            pool), pool));
+      {
+        char want[SVN_INT64_BUFFER_SIZE];
+        apr_size_t n = svn__ui64tobase36(want, id2.number + 1);
+        want[n++] = '\n';
+        assert_bytes(s, want, n);
+      }
+      assert_bytes(txn_file(fs, &id, "next-ids"), "0 0\n", 4);
+      assert_bytes(txn_file(fs, &id, "changes"), "", 0);
+      assert_null(txn_file(fs, &id, "itemidx"));
+      root = txn_file(fs, &id, "node.0.0");
+      assert_non_null(root);
+      assert_non_null(strstr(root->data, apr_psprintf(pool,
+                                                      "id: 0.0.t%s\n", name)));
+      assert_non_null(strstr(root->data, "count: 2\n"));
+      assert_non_null(strstr(root->data, "is-fresh-txn-root: y\n"));
+      check(svn_io_check_path(svn_fs_fs__txn_protorev_path(fs, &id, pool),
+                              &kind, pool));
+      assert_int_equal(kind, svn_node_file);
+
+      /* stock sees it */
+      s = stock(apr_psprintf(pool, "svnadmin lstxns %s", repos[r].name),
+                pool);
+      assert_non_null(strstr(s->data, apr_psprintf(pool, "%s\n", name)));
+      check(svn_fs_fs__txn_list(&names, fs, pool, pool));
+      assert_true(names->nelts >= 2);
+
+      check(svn_fs_fs__txn_check_exists(fs, &id, pool));
+      check(svn_fs_fs__txn_purge(fs, &id, pool));
+      expect_code(svn_fs_fs__txn_check_exists(fs, &id, pool),
+                  SVN_ERR_FS_NO_SUCH_TRANSACTION);
+      expect_code(svn_fs_fs__txn_purge(fs, &id, pool),
+                  SVN_ERR_FS_NO_SUCH_TRANSACTION);
+      check(svn_io_check_path(svn_fs_fs__txn_protorev_path(fs, &id, pool),
+                              &kind, pool));
+      assert_int_equal(kind, svn_node_none);
+      /* stock removes ours */
+      stock(apr_psprintf(pool, "svnadmin rmtxns %s %s", repos[r].name,
+                         svn_fs_fs__txn_name(&id2, pool)), pool);
+      expect_code(svn_fs_fs__txn_check_exists(fs, &id2, pool),
+                  SVN_ERR_FS_NO_SUCH_TRANSACTION);
+    }
+}
+
+static void
+test_props_ids(void **state)
+{
+  svn_fs_t *fs = repos[2].fs;
+  svn_fs_fs__txn_id_t id = new_txn(&repos[2]);
+  apr_hash_t *props = apr_hash_make(pool), *back;
+  svn_fs_fs__id_part_t part;
+
+  check(svn_fs_fs__txn_get_props(&back, fs, &id, TRUE, pool, pool));
+  assert_int_equal(apr_hash_count(back), 0);
+  svn_hash_sets(props, "svn:log", svn_string_create("msg", pool));
+  check(svn_fs_fs__txn_set_props(fs, &id, props, FALSE, pool));
+  assert_bytes(txn_file(fs, &id, "props"),
+               "K 7\nsvn:log\nV 3\nmsg\nEND\n", 24);
+  check(svn_fs_fs__txn_get_props(&back, fs, &id, FALSE, pool, pool));
+  assert_string_equal(((svn_string_t *)svn_hash_gets(back, "svn:log"))->data,
+                      "msg");
+  check(svn_fs_fs__txn_set_props(fs, &id, props, TRUE, pool));
+  assert_non_null(txn_file(fs, &id, "props-final"));
+
+  check(svn_fs_fs__txn_new_node_id(&part, fs, &id, pool));
+  assert_true(part.number == 0 && part.revision == SVN_INVALID_REVNUM);
+  check(svn_fs_fs__txn_new_node_id(&part, fs, &id, pool));
+  assert_int_equal(part.number, 1);
+  check(svn_fs_fs__txn_new_copy_id(&part, fs, &id, pool));
+  assert_int_equal(part.number, 0);
+  assert_bytes(txn_file(fs, &id, "next-ids"), "2 1\n\0", 5);
+
+  check(svn_fs_fs__txn_purge(fs, &id, pool));
+  expect_code(svn_fs_fs__txn_get_props(&back, fs, &id, FALSE, pool, pool),
+              SVN_ERR_FS_NO_SUCH_TRANSACTION);
+}
+
+/* Read the mutable node-rev ID back. */
+static svn_fs_fs__noderev_t *
+get_node(svn_fs_t *fs, const svn_fs_fs__id_t *id)
+{
+  svn_fs_fs__noderev_t *n;
+
+  check(svn_fs_fs__get_noderev(&n, fs, id, pool, pool));
+  return n;
+}
+
+/* The mutable root of ID. */
+static svn_fs_fs__noderev_t *
+txn_root(svn_fs_t *fs, const svn_fs_fs__txn_id_t *id)
+{
+  svn_fs_fs__id_part_t zero = { 0, 0 };
+
+  return get_node(fs, svn_fs_fs__id_create_txn(&zero, &zero, id, pool));
+}
+
+/* Write TEXT as a new file /NAME of the transaction ID in REPO: rep,
+   node-rev, entry, change.  Returns the rep. */
+static svn_fs_fs__rep_t *
+add_file(repo_t *repo, const svn_fs_fs__txn_id_t *id, const char *name,
+         const char *text)
+{
+  svn_fs_t *fs = repo->fs;
+  svn_fs_fs__protorev_t *protorev;
+  svn_fs_fs__rep_write_options_t options;
+  svn_fs_fs__noderev_t *file = apr_pcalloc(pool, sizeof(*file));
+  svn_fs_fs__noderev_t *root = txn_root(fs, id);
+  svn_fs_fs__id_part_t node, copy = { 0, 0 };
+  svn_fs_fs__change_t change = { { 0 } };
+  svn_fs_fs__rep_t *rep;
+
+  check(svn_fs_fs__txn_new_node_id(&node, fs, id, pool));
+  file->id = svn_fs_fs__id_create_txn(&node, &copy, id, pool);
+  file->kind = svn_node_file;
+  file->copyfrom_rev = SVN_INVALID_REVNUM;
+  file->copyroot_rev = 0;
+  file->copyroot_path = "/";
+  file->created_path = apr_pstrcat(pool, "/", name, SVN_VA_NULL);
+  check(svn_fs_fs__protorev_open(&protorev, fs, id, pool, pool));
+  svn_fs_fs__rep_write_options_init(&options, SVN_FS_FS__DATA(fs));
+  check(svn_fs_fs__protorev_write_rep(&rep, protorev,
+                                      svn_stream_from_string(
+                                        svn_string_create(text, pool), pool),
+                                      NULL, &options,
+                                      SVN_FS_FS__ITEM_TYPE_FILE_REP,
+                                      pool, pool));
+  check(svn_fs_fs__protorev_close(protorev));
+  file->data_rep = rep;
+  check(svn_fs_fs__txn_put_noderev(fs, file, pool));
+  check(svn_fs_fs__txn_sha1_rep_put(fs, id, rep, pool));
+  check(svn_fs_fs__txn_set_entry(fs, root, name, file->id, svn_node_file,
+                                 pool));
+  change.path.data = file->created_path;
+  change.path.len = strlen(file->created_path);
+  change.noderev_id = file->id;
+  change.change_kind = svn_fs_path_change_add;
+  change.text_mod = TRUE;
+  change.node_kind = svn_node_file;
+  change.mergeinfo_mod = svn_tristate_false;
+  change.copyfrom_rev = SVN_INVALID_REVNUM;
+  check(svn_fs_fs__txn_add_change(fs, id, &change, pool));
+  return rep;
+}
+
+static void
+test_nodes_and_stock_reads(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_fs_fs__txn_id_t id = new_txn(&repos[r]);
+      const char *name = svn_fs_fs__txn_name(&id, pool);
+      svn_fs_fs__noderev_t *root;
+      svn_fs_fs__rep_t *rep, *back;
+      apr_array_header_t *entries;
+      apr_hash_t *props = apr_hash_make(pool), *changes;
+      svn_stringbuf_t *s;
+
+      rep = add_file(&repos[r], &id, "new", "hello world\n");
+      root = txn_root(fs, &id);
+      assert_true(root->data_rep && root->data_rep->in_txn);
+      check(svn_fs_fs__dir_entries(&entries, fs, root, pool, pool));
+      assert_int_equal(entries->nelts, 3);      /* a b new */
+      s = txn_file(fs, &id, "node.0.0.children");
+      assert_non_null(strstr(s->data, "END\nK 3\nnew\nV "));
+
+      /* node props on the root */
+      svn_hash_sets(props, "p", svn_string_create("v", pool));
+      check(svn_fs_fs__txn_set_node_props(fs, root, props, pool));
+      assert_bytes(txn_file(fs, &id, "node.0.0.props"),
+                   "K 1\np\nV 1\nv\nEND\n", 16);
+      assert_non_null(strstr(txn_file(fs, &id, "node.0.0")->data,
+                             "props: -1\n"));
+      /* uniquifiers took node ids: file _0, rep _1, dir _2, props _3 */
+      assert_bytes(txn_file(fs, &id, "next-ids"), "4 0\n\0", 5);
+
+      /* remove entry b */
+      check(svn_fs_fs__txn_set_entry(fs, root, "b", NULL, svn_node_none,
+                                     pool));
+      check(svn_fs_fs__dir_entries(&entries, fs, root, pool, pool));
+      assert_int_equal(entries->nelts, 2);
+
+      check(svn_fs_fs__txn_sha1_rep_get(&back, fs, &id, rep->sha1_digest,
+                                        pool, pool));
+      assert_non_null(back);
+      assert_int_equal(back->item_index, rep->item_index);
+      assert_string_equal(back->uniquifier, rep->uniquifier);
+      check(svn_fs_fs__txn_changes(&changes, fs, &id, pool, pool));
+      assert_int_equal(apr_hash_count(changes), 1);
+
+      /* the stock module reads what we wrote */
+      s = stock(apr_psprintf(pool, "svnlook cat -t %s %s /new", name,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "hello world\n");
+      s = stock(apr_psprintf(pool, "svnlook changed -t %s %s", name,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "A   new\n");
+      s = stock(apr_psprintf(pool, "svnlook tree -t %s %s", name,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "/\n a/\n new\n");
+      s = stock(apr_psprintf(pool, "svnlook pg -t %s %s p /", name,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "v");
+      check(svn_fs_fs__txn_purge(fs, &id, pool));
+    }
+}
+
+static void
+test_protorev(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_fs_fs__txn_id_t id = new_txn(&repos[r]);
+      svn_fs_fs__protorev_t *p, *p2;
+      svn_fs_fs__protorev_rep_t *w;
+      svn_fs_fs__rep_write_options_t options;
+      svn_fs_fs__rep_t *rep, *dup;
+      svn_stream_t *stream;
+      apr_array_header_t *l2p, *p2l;
+      apr_off_t offset, size;
+      svn_stringbuf_t *bytes;
+      apr_size_t len = 6;
+      apr_pool_t *ppool = svn_pool_create(pool);
+      svn_error_t *err;
+
+      check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
+      err = svn_fs_fs__protorev_open(&p2, fs, &id, pool, pool);
+      expect_code(svn_error_dup(err), SVN_ERR_FS_REP_BEING_WRITTEN);
+      assert_non_null(strstr(err->message, "by this process"));
+      svn_error_clear(err);
+
+      svn_fs_fs__rep_write_options_init(&options, SVN_FS_FS__DATA(fs));
+      check(svn_fs_fs__protorev_rep_begin(&w, &stream, p, NULL, &options,
+                                          pool, pool));
+      check(svn_stream_write(stream, "hello\n", &len));
+      check(svn_fs_fs__protorev_rep_finish(&rep, w,
+                                           SVN_FS_FS__ITEM_TYPE_FILE_REP,
+                                           pool, pool));
+      check(svn_fs_fs__protorev_offset(&size, p, pool));
+      assert_true(rep->in_txn && rep->has_sha1 && rep->expanded_size == 6);
+      check(svn_fs_fs__txn_item_offset(&offset, fs, &id, rep->item_index,
+                                       pool));
+      assert_int_equal(offset, 0);
+      if (repos[r].format >= 7)
+        {
+          assert_int_equal(rep->item_index, 3);
+          assert_bytes(txn_file(fs, &id, "itemidx"), "4", 1);
+          check(svn_fs_fs__txn_proto_indexes(&l2p, &p2l, fs, &id, size,
+                                             pool, pool));
+          assert_int_equal(APR_ARRAY_IDX(l2p, 3, apr_off_t), 0);
+          assert_int_equal(p2l->nelts, 1);
+          check(svn_stringbuf_from_file2(&bytes,
+                  svn_fs_fs__txn_protorev_path(fs, &id, pool), pool));
+          assert_int_equal(APR_ARRAY_IDX(p2l, 0, svn_fs_fs__p2l_entry_t)
+                             .fnv1_checksum,
+                           svn__fnv1a_32x4(bytes->data, bytes->len));
+          assert_int_equal(APR_ARRAY_IDX(p2l, 0, svn_fs_fs__p2l_entry_t).size,
+                           size);
+        }
+      else
+        {
+          assert_int_equal(rep->item_index, 0);
+          assert_null(txn_file(fs, &id, "index.l2p"));
+        }
+
+      /* a duplicate written and dropped leaves no trace */
+      len = 6;
+      check(svn_fs_fs__protorev_rep_begin(&w, &stream, p, NULL, &options,
+                                          pool, pool));
+      check(svn_stream_write(stream, "hello\n", &len));
+      check(svn_fs_fs__protorev_rep_finish(&dup, w,
+                                           SVN_FS_FS__ITEM_TYPE_FILE_REP,
+                                           pool, pool));
+      check(svn_fs_fs__protorev_rep_abort(w, pool));
+      check(svn_fs_fs__protorev_offset(&offset, p, pool));
+      assert_int_equal(offset, size);
+      if (repos[r].format >= 7)
+        {
+          assert_bytes(txn_file(fs, &id, "itemidx"), "4", 1);
+          assert_int_equal(txn_file(fs, &id, "index.l2p")->len, 16);
+          assert_int_equal(txn_file(fs, &id, "index.p2l")->len, 48);
+        }
+      check(svn_fs_fs__protorev_close(p));
+      check(svn_fs_fs__protorev_close(p));
+      /* reopen after close, and after pool clearing */
+      check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
+      svn_pool_clear(ppool);
+      check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
+      check(svn_fs_fs__protorev_offset(&offset, p, pool));
+      assert_int_equal(offset, size);
+      svn_pool_destroy(ppool);
+      check(svn_fs_fs__txn_purge(fs, &id, pool));
+    }
+}
+
+/* Fulltext of REP. */
+static const char *
+rep_text(svn_fs_t *fs, const svn_fs_fs__rep_t *rep)
+{
+  svn_stringbuf_t *text;
+
+  check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool));
+  return text->data;
+}
+
+static void
+test_txn_rep_read(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_fs_fs__txn_id_t id = new_txn(&repos[r]);
+      svn_fs_fs__rep_t *plain = add_file(&repos[r], &id, "new", "plain\n");
+      svn_fs_fs__noderev_t *base_root = txn_root(fs, &id);
+      svn_fs_fs__protorev_t *p;
+      svn_fs_fs__rep_write_options_t options;
+      svn_fs_fs__rep_write_base_t base;
+      svn_fs_fs__rep_t *delta, *committed;
+      const svn_fs_fs__id_t *root_id;
+      svn_fs_fs__noderev_t *r1_root;
+      svn_stream_t *stream;
+      svn_stringbuf_t *text;
+      const char *want;
+
+      assert_string_equal(rep_text(fs, plain), "plain\n");
+      check(svn_fs_fs__rep_contents_stream(&stream, fs, plain, pool));
+      check(svn_stringbuf_from_stream(&text, stream, 0, pool));
+      assert_string_equal(text->data, "plain\n");
+
+      /* a delta against r1's root listing, read back through the chain */
+      check(svn_fs_fs__rev_root_id(&root_id, fs, 1, pool, pool));
+      check(svn_fs_fs__get_noderev(&r1_root, fs, root_id, pool, pool));
+      committed = r1_root->data_rep;
+      want = apr_pstrcat(pool, rep_text(fs, committed), "more\n",
+                         SVN_VA_NULL);
+      base.revision = committed->revision;
+      base.item_index = committed->item_index;
+      base.size = committed->size;
+      check(svn_fs_fs__rep_contents_stream(&base.fulltext, fs, committed,
+                                           pool));
+      svn_fs_fs__rep_write_options_init(&options, SVN_FS_FS__DATA(fs));
+      check(svn_fs_fs__protorev_open(&p, fs, &id, pool, pool));
+      check(svn_fs_fs__protorev_write_rep(&delta, p,
+                                          svn_stream_from_string(
+                                            svn_string_create(want, pool),
+                                            pool),
+                                          &base, &options,
+                                          SVN_FS_FS__ITEM_TYPE_FILE_REP,
+                                          pool, pool));
+      check(svn_fs_fs__protorev_close(p));
+      assert_string_equal(rep_text(fs, delta), want);
+      /* twice: nothing of a txn rep may have been cached */
+      assert_string_equal(rep_text(fs, delta), want);
+      (void)base_root;
+      check(svn_fs_fs__txn_purge(fs, &id, pool));
+    }
+}
+
+/* rep_read.c guards on a hand-made format 6 repository whose r1 holds
+   BYTES: REP (r1 at offset 0, SIZE) must fail as corrupt citing RULE. */
+static void
+expect_rep_corrupt(const char *bytes, apr_size_t len, svn_filesize_t size,
+                   const char *rule, const char *message)
+{
+  const char *db = svn_dirent_join(tmpdir, "hand/db", pool);
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+  svn_fs_fs__data_t *ffd = apr_pcalloc(pool, sizeof(*ffd));
+  svn_fs_fs__rep_t rep = { 0 };
+  svn_stringbuf_t *text;
+  svn_error_t *err;
+
+  check(svn_io_remove_dir2(db, TRUE, NULL, NULL, pool));
+  check(svn_io_make_dir_recursively(svn_dirent_join(db, "revs/0", pool),
+                                    pool));
+  check(svn_io_file_create(svn_dirent_join(db, "format", pool),
+                           "6\nlayout sharded 1000\n", pool));
+  check(svn_io_file_create(svn_dirent_join(db, "current", pool), "1\n",
+                           pool));
+  check(svn_io_file_create(svn_dirent_join(db, "min-unpacked-rev", pool),
+                           "0\n", pool));
+  check(svn_io_file_create_bytes(svn_dirent_join(db, "revs/0/1", pool),
+                                 bytes, len, pool));
+  fs->pool = pool;
+  fs->path = (char *)db;
+  fs->fsap_data = ffd;
+  ffd->format = 6;
+  ffd->max_files_per_dir = 1000;
+  ffd->youngest_rev_cache = 1;
+  svn_fs_fs__fsconf_defaults(ffd);
+  rep.revision = 1;
+  rep.size = size;
+  err = svn_fs_fs__rep_contents(&text, fs, &rep, pool, pool);
+  assert_non_null(err);
+  assert_non_null(strstr(svn_error_root_cause(err)->message, message));
+  expect_corrupt(err, rule);
+}
+
+static void
+test_rep_read_guards(void **state)
+{
+  /* items 0 -> 24 -> 48 -> 0 of r1: a cycle inside one revision, caught
+     at its first link (a base must be an earlier item), not after 4096
+     links (which would name the link from 24 to 48) */
+  static const char cycle[] = "DELTA 1 24 4\nSVN\0ENDREP\n"
+                              "DELTA 1 48 4\nSVN\0ENDREP\n"
+                              "DELTA 1 0 4\nSVN\0ENDREP\n";
+  static const char plain[] = "PLAIN\nabcENDREP\n";
+
+  expect_rep_corrupt(cycle, sizeof(cycle) - 1, 4, "REP-6",
+                     "Delta base r1 item 24 cannot");
+  /* a size that would overflow when the trailer is added */
+  expect_rep_corrupt(plain, sizeof(plain) - 1, APR_INT64_MAX - 3, "REP-3",
+                     "impossible");
+  expect_rep_corrupt(plain, sizeof(plain) - 1, APR_INT64_MAX, "REP-3",
+                     "impossible");
+}
+
+/* Run the stock helper; its first output line. */
+static const char *
+helper(const char *args)
+{
+  const char *top = getenv("top_builddir");
+  svn_stringbuf_t *out = stock(apr_psprintf(pool, "%s/tests/unit/"
+                                            "txn_stock_helper %s",
+                                            top ? top : ".", args),
+                               pool);
+  svn_stringbuf_strip_whitespace(out);
+  return out->data;
+}
+
+/* A transaction begun by the stock module is read and continued by us,
+   then committed by the stock module and verified by it. */
+static void
+test_stock_txn(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      const char *name = helper(apr_psprintf(pool, "make %s/db",
+                                             repos[r].name));
+      svn_fs_fs__txn_id_t id;
+      apr_hash_t *changes, *props;
+      svn_fs_fs__change_t *c;
+      svn_fs_fs__rep_t *rep;
+      svn_fs_fs__id_part_t part;
+      unsigned char sha1[APR_SHA1_DIGESTSIZE];
+      svn_stringbuf_t *s;
+      const char *rev;
+
+      check(svn_fs_fs__txn_name_parse(&id, name));
+      check(svn_fs_fs__txn_changes(&changes, fs, &id, pool, pool));
+      assert_int_equal(apr_hash_count(changes), 5);
+      c = svn_hash_gets(changes, "/d/f");
+      assert_true(c->change_kind == svn_fs_path_change_add && c->text_mod
+                  && c->prop_mod);
+      c = svn_hash_gets(changes, "/b");
+      assert_int_equal(c->change_kind, svn_fs_path_change_delete);
+      c = svn_hash_gets(changes, "/acopy");
+      assert_string_equal(c->copyfrom_path, "/a");
+      check(svn_fs_fs__txn_get_props(&props, fs, &id, FALSE, pool, pool));
+      assert_string_equal(((svn_string_t *)svn_hash_gets(props,
+                                                         "svn:log"))->data,
+                          "msg");
+      {
+        svn_checksum_t *sum;
+        check(svn_checksum(&sum, svn_checksum_sha1, "hello world\n", 12,
+                           pool));
+        memcpy(sha1, sum->digest, sizeof(sha1));
+      }
+      check(svn_fs_fs__txn_sha1_rep_get(&rep, fs, &id, sha1, pool, pool));
+      assert_non_null(rep);
+      assert_true(rep->in_txn);
+      assert_string_equal(rep_text(fs, rep), "hello world\n");
+      check(svn_fs_fs__txn_new_node_id(&part, fs, &id, pool));
+      assert_int_equal(part.number, 8);
+
+      /* continue it: one more file, its rep appended after stock's */
+      rep = add_file(&repos[r], &id, "new", "ours\n");
+      if (repos[r].format >= 7)
+        assert_int_equal(rep->item_index, 4);
+      s = stock(apr_psprintf(pool, "svnlook cat -t %s %s /new", name,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ours\n");
+
+      rev = helper(apr_psprintf(pool, "commit %s/db %s", repos[r].name,
+                                name));
+      assert_string_equal(rev, "2");
+      s = stock(apr_psprintf(pool, "svnadmin verify -q %s 2>&1 && echo ok",
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ok\n");
+      s = stock(apr_psprintf(pool, "svnlook cat %s /new", repos[r].name),
+                pool);
+      assert_string_equal(s->data, "ours\n");
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup                                                                */
+
+static int
+setup(void **state)
+{
+  int r;
+  char tmpl[] = "/tmp/fsfs7-test-txn-store-XXXXXX";
+
+  if (!mkdtemp(tmpl))
+    return -1;
+  tmpdir = apr_pstrdup(pool, tmpl);
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+      const char *cmd = apr_psprintf(pool,
+        "cd %s && env -u LD_LIBRARY_PATH svnadmin create %s %s && "
+        "env -u LD_LIBRARY_PATH svn mkdir -q -m m file://%s/%s/a "
+        "file://%s/%s/b", tmpdir, repos[r].create_opts, repos[r].name,
+        tmpdir, repos[r].name, tmpdir, repos[r].name);
+
+      if (system(cmd) != 0)
+        return -1;
+      fs->pool = pool;
+      fs->config = apr_hash_make(pool);
+      fs->path = (char *)svn_dirent_join_many(pool, tmpdir, repos[r].name,
+                                              "db", SVN_VA_NULL);
+      check(svn_fs_fs__open_repo(fs, fs->path, pool));
+      repos[r].fs = fs;
+    }
+  return 0;
+}
+
+static int
+teardown(void **state)
+{
+  if (tmpdir)
+    svn_error_clear(svn_io_remove_dir2(tmpdir, TRUE, NULL, NULL, pool));
+  return 0;
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_names),
+    cmocka_unit_test(test_small_parsers),
+    cmocka_unit_test(test_fold),
+    cmocka_unit_test_setup_teardown(test_create_purge, setup, NULL),
+    cmocka_unit_test(test_props_ids),
+    cmocka_unit_test(test_nodes_and_stock_reads),
+    cmocka_unit_test(test_protorev),
+    cmocka_unit_test(test_txn_rep_read),
+    cmocka_unit_test(test_rep_read_guards),
+    cmocka_unit_test_setup_teardown(test_stock_txn, NULL, teardown),
+  };
+
+  if (system("env -u LD_LIBRARY_PATH svnadmin --version >/dev/null 2>&1"))
+    return 77;
+  return RUN_TESTS_WITH_POOL(tests, pool);
+}
