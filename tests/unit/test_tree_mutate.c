@@ -183,6 +183,29 @@ test_compare_errors(void **state)
           "delta /A/B/f - abc cp 1 /A /A/B/new/x prop /nope a b");
 }
 
+static void
+test_commit_verifies(void **state)
+{
+  /* What our mutations leave behind commits (through our module) into a
+     revision the stock module verifies, with the tree stock makes. */
+  const char *ops = "text /E/X/B/f a prop /F/X p v mkdir /Z cp 1 /A /Z/A "
+                    "prop /Z svn:mergeinfo /A:1 rm /C/g commit";
+  const char *cmd;
+
+  if (fx.skip)
+    skip();
+  cmd = apr_psprintf(test_pool,
+    "set -e; cd %s; rm -rf cs co; cp -a %s cs; cp -a %s co; "
+    "env -u LD_LIBRARY_PATH %s/tests/unit/mut_driver cs/db begin 6 %s "
+    ">/dev/null; %s/tools/fsfs7-run %s/tests/unit/mut_driver co/db "
+    "begin 6 %s >/dev/null; env -u LD_LIBRARY_PATH svnadmin verify -q co; "
+    "env -u LD_LIBRARY_PATH svnlook tree --show-ids cs > cs.tree; "
+    "env -u LD_LIBRARY_PATH svnlook tree --show-ids co > co.tree; "
+    "diff -u cs.tree co.tree", fx.dir, fx.base, fx.base, fx.bld, ops,
+    fx.top, fx.bld, ops);
+  assert_int_equal(run(cmd), 0);
+}
+
 /* ---- errors, on our module directly ------------------------------ */
 
 typedef struct txn_fixture_t
@@ -352,6 +375,7 @@ main(void)
     cmocka_unit_test(test_compare_copies),
     cmocka_unit_test(test_compare_mergeinfo),
     cmocka_unit_test(test_compare_errors),
+    cmocka_unit_test(test_commit_verifies),
     cmocka_unit_test(test_errors_paths),
     cmocka_unit_test(test_errors_copy),
     cmocka_unit_test(test_errors_text),
