@@ -9,7 +9,7 @@
  *   svn_fs_fs__merge (root vtable)       svn_fs_fs__merge_into_txn (commit)
  *     \__________________ merge_roots ____________________/
  *                           merge_dir (recursive, one directory)
- *                             props_conflict      MERGE-3
+ *                             same_props          MERGE-3
  *                             merge_old_entry     MERGE-4..7 (names in A)
  *                             merge_new_entry     MERGE-8 (names only in S)
  *                             adopt_source        MERGE-9 (pred, counts)
@@ -28,29 +28,12 @@
 #include "private/svn_fspath.h"
 
 #include "merge.h"
-#include "corrupt.h"
 #include "id.h"
 #include "node.h"
 #include "txn.h"
 #include "txn_store.h"
 #include "tree.h"
 #include "tree_mutate.h"
-
-/* Until the storage (h-store) and mutation (h-mut) branches land, the
-   functions merge calls from them are weak references so that the module
-   still links; merge answers "unsupported" while any is missing.
-   TODO(merge): drop this block once txn_store.c / tree_mutate.c define
-   them. */
-#pragma weak svn_fs_fs__make_path_mutable
-#pragma weak svn_fs_fs__txn_set_entry
-#pragma weak svn_fs_fs__txn_put_noderev
-
-static svn_boolean_t
-write_path_available(void)
-{
-  return svn_fs_fs__make_path_mutable && svn_fs_fs__txn_set_entry
-         && svn_fs_fs__txn_put_noderev;
-}
 
 /* What one merge walk needs everywhere. */
 typedef struct merge_ctx_t
@@ -73,17 +56,17 @@ conflict_at(merge_ctx_t *ctx, const char *path)
                            "Conflict at '%s'", path);
 }
 
-/* Do prop reps A and B count as the same property list?  Both absent:
-   yes; one absent: no; a rep still in a transaction counts as the same
-   as any present one (MERGE-3: stock compares without reading lists, and
-   a mutable rep has no key to compare); committed reps: same key. */
+/* Are prop reps A and B the same property list, judged by key only (the
+   stock module never reads the lists here)?  Both absent: yes; one
+   absent: no; a rep still in a transaction is never the same as another
+   (MERGE-3, MERGE-8). */
 static svn_boolean_t
 same_props(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b)
 {
   if (!a || !b)
     return a == b;
   if (a->in_txn || b->in_txn)
-    return TRUE;
+    return FALSE;
   return a->revision == b->revision && a->item_index == b->item_index;
 }
 
@@ -249,6 +232,10 @@ merge_entries(merge_ctx_t *ctx, const char *path,
         continue;
       if (svn_hash_gets(t_ents, s->name))
         return conflict_at(ctx, svn_fspath__join(path, s->name, iterpool));
+      /* An addition does not go into a directory whose properties the
+         target changed (MERGE-8). */
+      if (!same_props(target->prop_rep, ancestor->prop_rep))
+        return conflict_at(ctx, path);
       SVN_ERR(take_source(ctx, target, s->name, s, NULL, increment,
                           iterpool));
     }
@@ -285,8 +272,7 @@ merge_dir(merge_ctx_t *ctx, const char *path, svn_fs_fs__noderev_t *target,
   if (target->kind != svn_node_dir || source->kind != svn_node_dir
       || ancestor->kind != svn_node_dir)
     return conflict_at(ctx, path);
-  if (!same_props(source->prop_rep, ancestor->prop_rep)
-      || !same_props(target->prop_rep, ancestor->prop_rep))
+  if (!same_props(source->prop_rep, ancestor->prop_rep))
     return conflict_at(ctx, path);
   SVN_ERR(merge_entries(ctx, path, target, source, ancestor, &here,
                         scratch_pool));
@@ -338,8 +324,6 @@ svn_fs_fs__merge(const char **conflict_p, svn_fs_root_t *source_root,
   apr_pool_t *scratch_pool;
   svn_error_t *err;
 
-  if (!write_path_available())
-    return svn_fs_fs__unsupported("merge");
   if (!target_root->is_txn_root)
     return svn_error_createf(SVN_ERR_FS_NOT_TXN_ROOT, NULL,
                              "Root object must be a transaction root");

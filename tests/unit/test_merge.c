@@ -168,60 +168,63 @@ typedef struct scenario_t
   const char *name;
   edit_fn source;             /* committed first: r2 */
   edit_fn target;             /* merged / committed second */
-  const char *stock;          /* recorded stock outcome (merge mode) */
+  const char *stock;          /* stock outcome: "ok" or the conflict path */
 } scenario_t;
 
 static const scenario_t scenarios[] = {
-  { "nothing_in_target", mod_f, nothing, NULL },
-  { "files_differ", mod_f, mod_g, NULL },
-  { "same_file", mod_f, mod_f_other, NULL },
-  { "same_file_same_text", mod_f, mod_f, NULL },
-  { "both_add_same_name", add_n, add_n_other, NULL },
-  { "both_add_same_file", add_n, add_n, NULL },
-  { "adds_differ", add_n, add_m, NULL },
-  { "both_mkdir", mkdir_n, mkdir_n, NULL },
-  { "delete_vs_modify", del_f, mod_f, NULL },
-  { "modify_vs_delete", mod_f, del_f, NULL },
-  { "delete_both", del_f, del_f, NULL },
-  { "delete_vs_other_file", del_f, mod_g, NULL },
-  { "dir_prop_vs_entry", prop_a, mod_f, NULL },
-  { "entry_vs_dir_prop", mod_f, prop_a, NULL },
-  { "dir_props_both", prop_a, prop_a_q, NULL },
-  { "dir_props_both_same", prop_a, prop_a, NULL },
-  { "dir_prop_del_vs_set", prop_a_del, prop_a_q, NULL },
-  { "root_props_both", prop_root, prop_root2, NULL },
-  { "root_prop_vs_entry", prop_root, mod_iota, NULL },
-  { "file_prop_vs_text", prop_f, mod_f, NULL },
-  { "replace_vs_modify", replace_f, mod_f, NULL },
-  { "modify_vs_replace", mod_f, replace_f, NULL },
-  { "dir_to_file_vs_below", replace_d_file, mod_x, NULL },
-  { "dir_copy_replace_vs_below", replace_d_copy, mod_x, NULL },
-  { "below_vs_dir_copy_replace", mod_x, replace_d_copy, NULL },
-  { "delete_dir_vs_below", del_d, mod_x, NULL },
-  { "below_vs_delete_dir", mod_x, del_d, NULL },
-  { "tgt_prop_del_vs_entry", mod_f, prop_a_del, NULL },
-  { "tgt_prop_same_vs_entry", mod_f, prop_a_same, NULL },
-  { "src_prop_same_vs_entry", prop_a_same, mod_f, NULL },
-  { "tgt_new_prop_vs_entry", add_k_b, prop_b, NULL },
-  { "src_new_prop_vs_entry", prop_b, add_k_b, NULL },
-  { "deep_both", mod_x, add_y, NULL },
-  { "deep_adds", add_y, add_z, NULL },
-  { "deep_vs_dirprop", add_y, prop_d, NULL },
-  { "copy_both_same_dest", copy_a_a2, copy_b_a2, NULL },
-  { "copy_both_same_src", copy_a_a2, copy_a_a2, NULL },
-  { "copy_vs_modify_src", copy_f_b, mod_f, NULL },
-  { "modify_vs_copy_src", mod_f, copy_f_b, NULL },
-  { "copy_mod_vs_other", copy_a_a2_mod, mod_f_and_g, NULL },
-  { "minfo_source", minfo_d, mod_g, NULL },
-  { "minfo_target", mod_g, minfo_d, NULL },
-  { "minfo_both_dirs", minfo_d, minfo_b, NULL },
-  { "minfo_deep_both", minfo_x, minfo_d, NULL },
-  { "minfo_delete_source", del_m, mod_f, NULL },
-  { "minfo_delete_target", mod_f, del_m, NULL },
-  { "minfo_propdel_source", minfo_m_del, minfo_b, NULL },
-  { "minfo_copy_source", copy_m_b, mod_f, NULL },
-  { "minfo_copy_vs_b", copy_m_b, minfo_b, NULL },
-  { "delete_b_vs_minfo_b", del_b, minfo_b, NULL },
+  { "nothing_in_target", mod_f, nothing, "ok" },
+  { "files_differ", mod_f, mod_g, "ok" },
+  { "same_file", mod_f, mod_f_other, "/A/f" },
+  { "same_file_same_text", mod_f, mod_f, "/A/f" },
+  { "both_add_same_name", add_n, add_n_other, "/A/n" },
+  { "both_add_same_file", add_n, add_n, "/A/n" },
+  { "adds_differ", add_n, add_m, "ok" },
+  { "both_mkdir", mkdir_n, mkdir_n, "/A/N" },
+  { "delete_vs_modify", del_f, mod_f, "/A/f" },
+  { "modify_vs_delete", mod_f, del_f, "/A/f" },
+  { "delete_both", del_f, del_f, "/A/f" },
+  { "delete_vs_other_file", del_f, mod_g, "ok" },
+  { "dir_prop_vs_entry", prop_a, mod_f, "/A" },
+  { "entry_vs_dir_prop", mod_f, prop_a, "ok" },
+  { "dir_props_both", prop_a, prop_a_q, "/A" },
+  { "dir_props_both_same", prop_a, prop_a, "/A" },
+  { "dir_prop_del_vs_set", prop_a_del, prop_a_q, "/A" },
+  { "root_props_both", prop_root, prop_root2, "/" },
+  { "root_prop_vs_entry", prop_root, mod_iota, "/" },
+  { "file_prop_vs_text", prop_f, mod_f, "/A/f" },
+  { "replace_vs_modify", replace_f, mod_f, "/A/f" },
+  { "modify_vs_replace", mod_f, replace_f, "/A/f" },
+  { "dir_to_file_vs_below", replace_d_file, mod_x, "/A/D" },
+  { "dir_copy_replace_vs_below", replace_d_copy, mod_x, "/A/D" },
+  { "below_vs_dir_copy_replace", mod_x, replace_d_copy, "/A/D" },
+  { "delete_dir_vs_below", del_d, mod_x, "/A/D" },
+  { "below_vs_delete_dir", mod_x, del_d, "/A/D" },
+  { "tgt_prop_del_vs_entry", mod_f, prop_a_del, "ok" },
+  { "tgt_prop_same_vs_entry", mod_f, prop_a_same, "ok" },
+  { "src_prop_same_vs_entry", prop_a_same, mod_f, "ok" },
+  { "tgt_new_prop_vs_entry", add_k_b, prop_b, "/B" },
+  { "src_new_prop_vs_entry", prop_b, add_k_b, "/B" },
+  { "deep_both", mod_x, add_y, "ok" },
+  { "add_vs_dir_prop", add_n, prop_a, "/A" },
+  { "modify_vs_new_dir_prop", mod_x, prop_d, "ok" },
+  { "add_vs_dir_prop_delete", add_n, prop_a_del, "/A" },
+  { "deep_adds", add_y, add_z, "ok" },
+  { "deep_vs_dirprop", add_y, prop_d, "/A/D" },
+  { "copy_both_same_dest", copy_a_a2, copy_b_a2, "/A2" },
+  { "copy_both_same_src", copy_a_a2, copy_a_a2, "/A2" },
+  { "copy_vs_modify_src", copy_f_b, mod_f, "ok" },
+  { "modify_vs_copy_src", mod_f, copy_f_b, "ok" },
+  { "copy_mod_vs_other", copy_a_a2_mod, mod_f_and_g, "ok" },
+  { "minfo_source", minfo_d, mod_g, "ok" },
+  { "minfo_target", mod_g, minfo_d, "ok" },
+  { "minfo_both_dirs", minfo_d, minfo_b, "ok" },
+  { "minfo_deep_both", minfo_x, minfo_d, "ok" },
+  { "minfo_delete_source", del_m, mod_f, "ok" },
+  { "minfo_delete_target", mod_f, del_m, "ok" },
+  { "minfo_propdel_source", minfo_m_del, minfo_b, "ok" },
+  { "minfo_copy_source", copy_m_b, mod_f, "ok" },
+  { "minfo_copy_vs_b", copy_m_b, minfo_b, "/B" },
+  { "delete_b_vs_minfo_b", del_b, minfo_b, "/B" },
 };
 
 /* ------------------------------------------------------------------ */
@@ -402,6 +405,24 @@ print_rev_nodes(svn_stringbuf_t *out, const char *repo, svn_revnum_t rev,
   return SVN_NO_ERROR;
 }
 
+/* Print transaction TXN_NAME of the repository at REPO as a fresh
+   svn_fs_t sees it (the svn_fs_t that merged may serve stale directory
+   listings from its caches: the stock module's does). */
+static svn_error_t *
+print_txn(svn_stringbuf_t *out, const char *repo, const char *txn_name,
+          apr_pool_t *pool)
+{
+  svn_fs_t *fs;
+  svn_fs_txn_t *txn;
+  svn_fs_root_t *root;
+
+  SVN_ERR(svn_fs_open2(&fs, repo, NULL, pool, pool));
+  SVN_ERR(svn_fs_open_txn(&txn, fs, txn_name, pool));
+  SVN_ERR(svn_fs_txn_root(&root, txn, pool));
+  SVN_ERR(print_tree(out, root, "/", pool));
+  return print_txn_nodes(out, repo, txn_name, pool);
+}
+
 /* Open or create the repository at PATH (format 7). */
 static svn_error_t *
 create_repo(svn_fs_t **fs, const char *path, apr_pool_t *pool)
@@ -447,8 +468,7 @@ run_scenario(svn_stringbuf_t *out, const scenario_t *s, const char *mode,
       SVN_ERR(svn_fs_revision_root(&r2, fs, 2, pool));
       err = svn_fs_merge(&conflict, r2, "/", root2, "/", r1, "/", pool);
       print_outcome(out, err, conflict, pool);
-      SVN_ERR(print_tree(out, root2, "/", pool));
-      return print_txn_nodes(out, repo, txn_name, pool);
+      return err ? SVN_NO_ERROR : print_txn(out, repo, txn_name, pool);
     }
   err = svn_fs_commit_txn(&conflict, &rev, txn2, pool);
   print_outcome(out, err, conflict, pool);
@@ -487,14 +507,13 @@ run_direct(svn_stringbuf_t *out, const char *dir, apr_pool_t *pool)
   conflict = NULL;
   print_outcome(out, svn_fs_merge(&conflict, r1, "/", root2, "/", r1, "/",
                                   pool), conflict, pool);
-  SVN_ERR(print_tree(out, root2, "/", pool));
+  SVN_ERR(svn_fs_txn_name(&txn_name, txn2, pool));
+  SVN_ERR(print_txn(out, repo, txn_name, pool));
   svn_stringbuf_appendcstr(out, "direct paths_ignored\n");
   conflict = NULL;
   print_outcome(out, svn_fs_merge(&conflict, r2, "/B", root2, "/A", r1,
                                   "/M", pool), conflict, pool);
-  SVN_ERR(print_tree(out, root2, "/", pool));
-  SVN_ERR(svn_fs_txn_name(&txn_name, txn2, pool));
-  SVN_ERR(print_txn_nodes(out, repo, txn_name, pool));
+  SVN_ERR(print_txn(out, repo, txn_name, pool));
   svn_stringbuf_appendcstr(out, "direct merge_again\n");
   conflict = NULL;
   print_outcome(out, svn_fs_merge(&conflict, r2, "/", root2, "/", r1, "/",
@@ -567,10 +586,196 @@ run_all(const char *dir, const char *only)
   return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* The cmocka role                                                     */
+
+static apr_pool_t *test_pool;
+
+/* Reports of the stock run and of ours: "merge NAME" etc. -> block. */
+static apr_hash_t *stock_blocks, *our_blocks;
+static const char *stock_module, *our_module, *our_libdir;
+
+/* Split the output of a --run into blocks; *MODULE gets its first line. */
+static apr_hash_t *
+split_blocks(const char **module, const char *text, apr_pool_t *pool)
+{
+  apr_hash_t *blocks = apr_hash_make(pool);
+  const char *p = text;
+
+  *module = "";
+  while (*p)
+    {
+      const char *nl = strchr(p, '\n');
+      const char *end = nl ? nl : p + strlen(p);
+      const char *body = end;
+
+      while (*body == '\n' && body[1] == ' ')
+        {
+          body = strchr(body + 1, '\n');
+          if (!body)
+            body = text + strlen(text);
+        }
+      if (strncmp(p, "module ", 7) == 0)
+        *module = apr_pstrmemdup(pool, p + 7, end - p - 7);
+      else
+        svn_hash_sets(blocks, apr_pstrmemdup(pool, p, end - p),
+                      apr_pstrmemdup(pool, end, body - end));
+      p = *body ? body + 1 : body;
+    }
+  return blocks;
+}
+
+/* Stdout of this program run as "--run DIR", with LD_LIBRARY_PATH set to
+   LIBDIR or (NULL) removed. */
+static const char *
+run_role(const char *dir, const char *libdir, apr_pool_t *pool)
+{
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
+  char buf[8192];
+  size_t got;
+  FILE *pipe;
+
+  assert_true(n > 0);
+  self[n] = '\0';
+  assert_int_equal(0, svn_io_make_dir_recursively(dir, pool) ? 1 : 0);
+  pipe = popen(libdir
+               ? apr_psprintf(pool, "LD_LIBRARY_PATH='%s' '%s' --run '%s'",
+                              libdir, self, dir)
+               : apr_psprintf(pool, "env -u LD_LIBRARY_PATH '%s' --run '%s'",
+                              self, dir), "r");
+  assert_non_null(pipe);
+  while ((got = fread(buf, 1, sizeof(buf), pipe)) > 0)
+    svn_stringbuf_appendbytes(out, buf, got);
+  assert_int_equal(0, pclose(pipe));
+  return out->data;
+}
+
+static int
+setup_runs(void **state)
+{
+  const char *top = getenv("top_builddir");
+  char tmpl[] = "/tmp/merge-test-XXXXXX";
+  const char *dir = mkdtemp(tmpl);
+
+  if (!dir)
+    return -1;
+  our_libdir = apr_psprintf(test_pool, "%s/subversion/libsvn_fs_fs/.libs",
+                            top ? top : ".");
+  stock_blocks = split_blocks(&stock_module,
+                              run_role(apr_pstrcat(test_pool, dir, "/stock",
+                                                   SVN_VA_NULL),
+                                       NULL, test_pool), test_pool);
+  our_blocks = split_blocks(&our_module,
+                            run_role(apr_pstrcat(test_pool, dir, "/ours",
+                                                 SVN_VA_NULL),
+                                     our_libdir, test_pool), test_pool);
+  svn_error_clear(svn_io_remove_dir2(dir, FALSE, NULL, NULL, test_pool));
+  return 0;
+}
+
+/* The outcome line a block must start with for EXPECTED ("ok" or a
+   conflict path). */
+static const char *
+expected_outcome(const char *expected, apr_pool_t *pool)
+{
+  if (strcmp(expected, "ok") == 0)
+    return "\n  ok\n";
+  return apr_psprintf(pool, "\n  error %d conflict=%s msg=Conflict at '%s'\n",
+                      SVN_ERR_FS_CONFLICT, expected, expected);
+}
+
+/* The stock module still behaves as recorded in the table (and as
+   doc/format/merge.md says). */
+static void
+test_stock_outcomes(void **state)
+{
+  size_t i;
+  int m;
+  static const char *const modes[] = { "merge", "commit" };
+
+  assert_null(strstr(stock_module, "libsvn_fs_fs/.libs"));
+  for (m = 0; m < 2; m++)
+    for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+      {
+        const char *key = apr_psprintf(test_pool, "%s %s", modes[m],
+                                       scenarios[i].name);
+        const char *block = svn_hash_gets(stock_blocks, key);
+        const char *want = expected_outcome(scenarios[i].stock, test_pool);
+
+        if (block)                 /* blocks come without their last \n */
+          block = apr_pstrcat(test_pool, block, "\n", SVN_VA_NULL);
+        if (!block || strncmp(block, want, strlen(want)) != 0)
+          fail_msg("stock %s: want%sgot%s", key, want,
+                   block ? block : "(missing)");
+      }
+}
+
+/* TRUE while our module cannot yet run the scenarios at all (the write
+   path is still being built): every report is a set-up failure. */
+static svn_boolean_t
+ours_unavailable(void)
+{
+  apr_hash_index_t *hi;
+
+  for (hi = apr_hash_first(test_pool, our_blocks); hi;
+       hi = apr_hash_next(hi))
+    if (!strstr(apr_hash_this_val(hi), "setup-failed"))
+      return FALSE;
+  return TRUE;
+}
+
+static svn_boolean_t skipped;
+
+/* Every report of ours equals stock's: outcome, conflict path, message,
+   the merged tree with its ids, and the node-rev fields merge owns. */
+static void
+test_ours_matches_stock(void **state)
+{
+  apr_hash_index_t *hi;
+  int differ = 0;
+
+  assert_non_null(strstr(our_module, "libsvn_fs_fs/.libs"));
+  if (ours_unavailable())
+    {
+      skipped = TRUE;
+      skip();
+    }
+  for (hi = apr_hash_first(test_pool, stock_blocks); hi;
+       hi = apr_hash_next(hi))
+    {
+      const char *key = apr_hash_this_key(hi);
+      const char *ours = svn_hash_gets(our_blocks, key);
+
+      if (!ours || strcmp(ours, apr_hash_this_val(hi)) != 0)
+        {
+          print_message("%s differs.\nstock:%s\nours:%s\n", key,
+                        (const char *)apr_hash_this_val(hi),
+                        ours ? ours : "(missing)");
+          differ++;
+        }
+    }
+  assert_int_equal(0, differ);
+}
+
 int
 main(int argc, char **argv)
 {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_stock_outcomes),
+    cmocka_unit_test(test_ours_matches_stock),
+  };
+  int rc;
+
   if (argc >= 3 && strcmp(argv[1], "--run") == 0)
     return run_all(argv[2], argc > 3 ? argv[3] : NULL);
-  return 0;
+  apr_initialize();
+  test_pool = svn_pool_create(NULL);
+  if (svn_fs_initialize(test_pool))
+    return 1;
+  rc = _cmocka_run_group_tests("merge", tests, 2, setup_runs, NULL);
+  svn_pool_destroy(test_pool);
+  apr_terminate();
+  return rc ? rc : skipped ? 77 : 0;
 }
