@@ -1,10 +1,11 @@
-/* caching.c --- choosing and wiring the caches of one svn_fs_t (caching.h).
+/* caching.c --- building the caches of one svn_fs_t (caching.h).
  *
  * Stock FSFS semantics of the fs config keys: fulltext, delta-window and
  * node-property caching are on unless the config says "0"/"no"; revprop
  * caching is always on (fsfs-cache-revprops is ignored); an explicit
  * fsfs-cache-namespace is folded into the key prefix.
  */
+#include <string.h>
 #include <apr_strings.h>
 
 #include "svn_hash.h"
@@ -12,9 +13,6 @@
 #include "private/svn_cache.h"
 
 #include "caching.h"
-#include "index.h"
-#include "node.h"
-#include "rep_read.h"
 
 /* Value of the boolean config KEY of FS, DEFAULT_VALUE when unset. */
 static svn_boolean_t
@@ -65,11 +63,24 @@ svn_fs_fs__make_cache(svn_cache__t **cache, svn_membuffer_t *membuffer,
            FALSE, result_pool, scratch_pool));
 }
 
-/* The key prefix: "fsfs7:<uuid>/<instance>/<namespace>:".  The instance
-   id changes on hotcopy/restore, so stale entries of an older incarnation
-   of the same repository can never be hit. */
-static const char *
-make_prefix(svn_fs_t *fs, apr_pool_t *result_pool)
+svn_fs_fs__pair_cache_key_t
+svn_fs_fs__pair_cache_key(svn_revnum_t revision, apr_int64_t second)
+{
+  svn_fs_fs__pair_cache_key_t key;
+
+  memset(&key, 0, sizeof(key));
+  key.revision = revision;
+  key.second = second;
+  return key;
+}
+
+/* The instance id changes on hotcopy, load into a fresh repository and
+   upgrade, so stale entries of an older incarnation at the same path are
+   never hit; the path tells apart copies that share uuid and instance id
+   (caching.h).  Format 6 has no instance id: the path alone then. */
+const char *
+svn_fs_fs__cache_prefix(svn_fs_t *fs, const char *repo_path,
+                        apr_pool_t *result_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const char *ns = fs->config
@@ -77,22 +88,6 @@ make_prefix(svn_fs_t *fs, apr_pool_t *result_pool)
                  : NULL;
 
   return apr_pstrcat(result_pool, "fsfs7:", fs->uuid ? fs->uuid : "",
-                     "/", ffd->instance_id ? ffd->instance_id : fs->path,
-                     "/", ns ? ns : "", ":", SVN_VA_NULL);
-}
-
-svn_error_t *
-svn_fs_fs__init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool)
-{
-  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  svn_membuffer_t *membuffer = svn_cache__get_global_membuffer_cache();
-
-  ffd->cache_prefix = make_prefix(fs, fs->pool);
-  SVN_ERR(svn_fs_fs__index_init_caches(fs, membuffer, ffd->cache_prefix,
-                                       fs->pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__nodes_init_caches(fs, membuffer, ffd->cache_prefix,
-                                       fs->pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__reps_init_caches(fs, membuffer, ffd->cache_prefix,
-                                      fs->pool, scratch_pool));
-  return SVN_NO_ERROR;
+                     "/", ffd->instance_id ? ffd->instance_id : "",
+                     "/", ns ? ns : "", ":", repo_path, ":", SVN_VA_NULL);
 }

@@ -1,27 +1,42 @@
-/* caching.h --- the module's use of libsvn_subr's cache layer (cache layer).
+/* caching.h --- building the membuffer caches of one svn_fs_t (cache
+ * layer).
  *
  * All caches live in the process-wide membuffer (sized by svnserve -M,
- * svnadmin -M, the client's memory-cache-size).  Each layer creates the
- * caches for its own values (svn_fs_fs__*_init_caches) because it owns
- * their serialisers; this file decides whether caching is on, picks the
- * membuffer and a key prefix unique to the repository, and calls them.
- *
- * Keys of (revision, number) pairs use svn_fs_fs__pair_cache_key_t.
+ * svnadmin -M, the client's memory-cache-size).  This file knows no other
+ * layer: it tells whether the optional caches are on, makes the key
+ * prefix that separates one repository from every other in the shared
+ * membuffer, builds one cache from a serialiser pair, and makes the
+ * zeroed keys of (revision, number) pairs.  Each layer owns its values'
+ * serialisers and creates its caches itself (svn_fs_fs__*_init_caches);
+ * repo_open.c calls them in turn when a repository is opened.
  */
 #ifndef FSFS7_CACHING_H
 #define FSFS7_CACHING_H
 
 #include "fsfs7.h"
 
+/* Key of a (revision, number) value: item, rep, block or generation.
+   Build it only with svn_fs_fs__pair_cache_key(): the membuffer compares
+   keys as raw bytes, so every byte of the struct must be defined. */
 typedef struct svn_fs_fs__pair_cache_key_t
 {
   svn_revnum_t revision;
   apr_int64_t second;
 } svn_fs_fs__pair_cache_key_t;
 
-/* Set up all caches of FS (called once the private data is filled in). */
-svn_error_t *
-svn_fs_fs__init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool);
+/* The key (REVISION, SECOND), padding zeroed. */
+svn_fs_fs__pair_cache_key_t
+svn_fs_fs__pair_cache_key(svn_revnum_t revision, apr_int64_t second);
+
+/* The key prefix of the repository opened in FS, whose db directory has
+   the normalised absolute path REPO_PATH (see svn_fs_fs__repo_key_path),
+   in RESULT_POOL: "fsfs7:<uuid>/<instance id>/<namespace>:<path>:".  The
+   path is part of it because a copy of a repository ('cp -a', rsync, a
+   restored backup) keeps both the uuid and the instance id, yet its
+   revisions may differ from the original's from the first commit on. */
+const char *
+svn_fs_fs__cache_prefix(svn_fs_t *fs, const char *repo_path,
+                        apr_pool_t *result_pool);
 
 /* Whether FS's config asks for (or allows) the optional caches. */
 svn_boolean_t

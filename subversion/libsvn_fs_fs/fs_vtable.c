@@ -1,8 +1,8 @@
 /* fs_vtable.c --- the fs vtable: filesystem-wide operations (loader glue).
  *
  * Each entry adapts one svn_fs_* call to the storage layer (repo.h,
- * revprops.h, locks_*.h) or the tree layer (tree.h).  Transactions are
- * not implemented and fail with SVN_ERR_UNSUPPORTED_FEATURE.
+ * revprops.h, locks_*.h), the tree layer (tree.h) or the transaction
+ * layer (txn.h, whose entries check the filesystem themselves).
  */
 #include <apr_strings.h>
 
@@ -20,6 +20,7 @@
 #include "repo.h"
 #include "revprops.h"
 #include "tree.h"
+#include "txn.h"
 
 static svn_error_t *
 fs_youngest_rev(svn_revnum_t *youngest_p, svn_fs_t *fs, apr_pool_t *pool)
@@ -155,33 +156,6 @@ fs_revision_root(svn_fs_root_t **root_p, svn_fs_t *fs, svn_revnum_t rev,
   SVN_ERR(svn_fs__check_fs(fs, TRUE));
   SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, pool));
   return svn_error_trace(svn_fs_fs__revision_root(root_p, fs, rev, pool));
-}
-
-static svn_error_t *
-fs_begin_txn(svn_fs_txn_t **txn_p, svn_fs_t *fs, svn_revnum_t rev,
-             apr_uint32_t flags, apr_pool_t *pool)
-{
-  return svn_fs_fs__unsupported("begin_txn");
-}
-
-static svn_error_t *
-fs_open_txn(svn_fs_txn_t **txn, svn_fs_t *fs, const char *name,
-            apr_pool_t *pool)
-{
-  return svn_fs_fs__unsupported("open_txn");
-}
-
-static svn_error_t *
-fs_purge_txn(svn_fs_t *fs, const char *txn_id, apr_pool_t *pool)
-{
-  return svn_fs_fs__unsupported("purge_txn");
-}
-
-static svn_error_t *
-fs_list_transactions(apr_array_header_t **names_p, svn_fs_t *fs,
-                     apr_pool_t *pool)
-{
-  return svn_fs_fs__unsupported("list_transactions");
 }
 
 static svn_error_t *
@@ -336,10 +310,10 @@ const fs_vtable_t svn_fs_fs__fs_vtable = {
   fs_change_rev_prop,
   fs_set_uuid,
   fs_revision_root,
-  fs_begin_txn,
-  fs_open_txn,
-  fs_purge_txn,
-  fs_list_transactions,
+  svn_fs_fs__begin_txn,
+  svn_fs_fs__open_txn,
+  svn_fs_fs__purge_txn,
+  svn_fs_fs__list_transactions,
   fs_deltify,
   fs_lock,
   fs_generate_lock_token,

@@ -6,11 +6,11 @@
  *     logical:  footer (revfile.c) -> L2P header -> L2P page -> offset
  *     physical: item index [+ manifest offset of the revision if packed]
  *   svn_fs_fs__p2l_*       footer -> P2L header -> expanded P2L page(s)
- *   svn_fs_fs__rev_trailer / _rev_bounds   manifest + trailer line
+ *   svn_fs_fs__rev_trailer / _rev_bounds   manifest (revfile.c) + trailer
  *
  * Every parsed structure is found through three levels, fastest first:
- *   1. the memo slots of the open file (revfile.h): the headers and the
- *      manifest stay parsed as long as the file is open, plus the last
+ *   1. the memo slots of the open file (revfile.h): the headers stay
+ *      parsed as long as the file is open, plus the last
  *      L2P and P2L page used, which is what sequential readers hit;
  *   2. the membuffer caches (shared with other svn_fs_t of the process);
  *      single L2P values and single P2L entries are fetched from them
@@ -43,7 +43,7 @@
 #define SMALL_L2P_PAGE 512
 
 /* Memo slots of an open file (revfile.h). */
-enum { MEMO_MANIFEST, MEMO_L2P_HEADER, MEMO_P2L_HEADER, MEMO_L2P_PAGE,
+enum { MEMO_L2P_HEADER, MEMO_P2L_HEADER, MEMO_L2P_PAGE,
        MEMO_P2L_PAGE };
 
 /* Cache key of an index structure: which file, which page. */
@@ -301,17 +301,6 @@ get_p2l_entry(void **out, const void *data, apr_size_t len, void *baton,
   return SVN_NO_ERROR;
 }
 
-static svn_error_t *
-serialize_manifest(void **data, apr_size_t *len, void *in, apr_pool_t *pool)
-{
-  const apr_off_t *offsets = in;
-
-  /* Element 0 is the count, then the offsets and the pack size. */
-  *len = ((apr_size_t)offsets[0] + 2) * sizeof(apr_off_t);
-  *data = apr_pmemdup(pool, in, *len);
-  return SVN_NO_ERROR;
-}
-
 svn_error_t *
 svn_fs_fs__index_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                              const char *prefix, apr_pool_t *result_pool,
@@ -335,10 +324,6 @@ svn_fs_fs__index_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
   SVN_ERR(svn_fs_fs__make_cache(&ffd->p2l_page_cache, membuffer,
                                 serialize_p2l_page, deserialize_flat,
                                 sizeof(index_key_t), prefix, "P2L_PAGE",
-                                high, result_pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__make_cache(&ffd->packed_offset_cache, membuffer,
-                                serialize_manifest, deserialize_flat,
-                                sizeof(index_key_t), prefix, "MANIFEST",
                                 high, result_pool, scratch_pool));
   return SVN_NO_ERROR;
 }
@@ -708,50 +693,6 @@ get_p2l_page(const p2l_span_t **result, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
-/* The pack manifest of REV_FILE (physical addressing): element 0 is the
-   revision count N, 1..N the offsets, N+1 the pack size. */
-static svn_error_t *
-get_manifest(const apr_off_t **manifest, svn_fs_t *fs,
-             svn_fs_fs__revfile_t *rev_file, apr_pool_t *scratch_pool)
-{
-  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  apr_pool_t *memo_pool;
-  void **memo = svn_fs_fs__revfile_memo(&memo_pool, rev_file);
-  index_key_t key = make_key(rev_file, 0);
-  svn_boolean_t found = FALSE;
-
-  if (memo[MEMO_MANIFEST] == NULL)
-    {
-      if (ffd->packed_offset_cache)
-        SVN_ERR(svn_cache__get(&memo[MEMO_MANIFEST], &found,
-                               ffd->packed_offset_cache, &key, memo_pool));
-      if (!found)
-        {
-          const char *path = svn_fs_fs__path_rev_packed(
-                                fs, rev_file->start_revision, "manifest",
-                                scratch_pool);
-          int count = ffd->max_files_per_dir;
-          svn_stringbuf_t *text;
-          apr_off_t *offsets, *flat;
-
-          SVN_ERR(svn_stringbuf_from_file2(&text, path, scratch_pool));
-          SVN_ERR(svn_fs_fs__manifest_parse(&offsets, text->data, text->len,
-                                            count, rev_file->file_size,
-                                            path, scratch_pool));
-          flat = apr_palloc(memo_pool, (count + 2) * sizeof(*flat));
-          flat[0] = count;
-          memcpy(flat + 1, offsets, (count + 1) * sizeof(*flat));
-          memo[MEMO_MANIFEST] = flat;
-          if (ffd->packed_offset_cache)
-            SVN_ERR(svn_cache__set(ffd->packed_offset_cache, &key, flat,
-                                   scratch_pool));
-        }
-    }
-  *manifest = memo[MEMO_MANIFEST];
-  return SVN_NO_ERROR;
-}
-
-
 /* ------------------------------------------------------------------ */
 /* Public lookups                                                      */
 
@@ -768,6 +709,7 @@ physical_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
                 apr_pool_t *scratch_pool)
 {
   const apr_off_t *manifest;
+  int count;
   svn_revnum_t rel = revision - rev_file->start_revision;
 
   if (!rev_file->is_packed)
@@ -777,10 +719,11 @@ physical_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
       *end = rev_file->file_size;
       return SVN_NO_ERROR;
     }
-  SVN_ERR(get_manifest(&manifest, fs, rev_file, scratch_pool));
-  SVN_ERR_ASSERT(rel >= 0 && rel < manifest[0]);
-  *start = manifest[1 + rel];
-  *end = manifest[2 + rel];
+  SVN_ERR(svn_fs_fs__revfile_manifest(&manifest, &count, rev_file,
+                                      scratch_pool));
+  SVN_ERR_ASSERT(rel >= 0 && rel < count);
+  *start = manifest[rel];
+  *end = manifest[rel + 1];
   return SVN_NO_ERROR;
 }
 

@@ -37,12 +37,14 @@ fsfs7_get_description(void)
   return FSFS7_DESCRIPTION;
 }
 
-/* Serialise our use of the loader's common pool (none yet) and make the
-   in-process write mutex. */
+/* Every entry that opens a repository first hands the loader's common
+   pool to repo_shared.c: the in-process locks of each repository live
+   there, shared by all svn_fs_t of this process (repo.h). */
 static svn_error_t *
 fsfs7_create(svn_fs_t *fs, const char *path, svn_mutex__t *common_pool_lock,
              apr_pool_t *scratch_pool, apr_pool_t *common_pool)
 {
+  SVN_ERR(svn_fs_fs__shared_set_home(common_pool_lock, common_pool));
   SVN_ERR(svn_fs__check_fs(fs, FALSE));
   return svn_error_trace(svn_fs_fs__create_repo(fs, path, scratch_pool));
 }
@@ -51,6 +53,7 @@ static svn_error_t *
 fsfs7_open(svn_fs_t *fs, const char *path, svn_mutex__t *common_pool_lock,
            apr_pool_t *scratch_pool, apr_pool_t *common_pool)
 {
+  SVN_ERR(svn_fs_fs__shared_set_home(common_pool_lock, common_pool));
   SVN_ERR(svn_fs__check_fs(fs, FALSE));
   return svn_error_trace(svn_fs_fs__open_repo(fs, path, scratch_pool));
 }
@@ -60,6 +63,7 @@ fsfs7_open_for_recovery(svn_fs_t *fs, const char *path,
                         svn_mutex__t *common_pool_lock, apr_pool_t *pool,
                         apr_pool_t *common_pool)
 {
+  SVN_ERR(svn_fs_fs__shared_set_home(common_pool_lock, common_pool));
   SVN_ERR(svn_fs__check_fs(fs, FALSE));
   return svn_error_trace(svn_fs_fs__open_repo_for_recovery(fs, path, pool));
 }
@@ -73,6 +77,7 @@ fsfs7_upgrade(svn_fs_t *fs, const char *path,
 {
   /* Cancellation is not offered: the upgrade is a few small rewrites
      under the write lock. */
+  SVN_ERR(svn_fs_fs__shared_set_home(common_pool_lock, common_pool));
   SVN_ERR(svn_fs__check_fs(fs, FALSE));
   SVN_ERR(svn_fs_fs__open_repo(fs, path, scratch_pool));
   return svn_error_trace(svn_fs_fs__upgrade(fs, path, notify_func,
@@ -90,6 +95,7 @@ fsfs7_verify(svn_fs_t *fs, const char *path, svn_revnum_t start,
 {
   svn_revnum_t youngest;
 
+  SVN_ERR(svn_fs_fs__shared_set_home(common_pool_lock, common_pool));
   SVN_ERR(svn_fs__check_fs(fs, FALSE));
   SVN_ERR(svn_fs_fs__open_repo(fs, path, pool));
   SVN_ERR(svn_fs_fs__youngest_rev(&youngest, fs, pool));
@@ -118,6 +124,7 @@ fsfs7_hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
               apr_pool_t *pool, apr_pool_t *common_pool)
 {
   /* CLEAN is about Berkeley DB logs; FSFS has none to clean. */
+  SVN_ERR(svn_fs_fs__shared_set_home(common_pool_lock, common_pool));
   SVN_ERR(svn_fs__check_fs(src_fs, FALSE));
   SVN_ERR(svn_fs_fs__open_repo(src_fs, src_path, pool));
   SVN_ERR(svn_fs__check_fs(dst_fs, FALSE));

@@ -24,8 +24,8 @@
 #include "hashdump.h"
 #include "locks_read.h"
 #include "locks_write.h"
+#include "node_walk.h"
 #include "repo.h"
-#include "tree.h"
 
 /* ------------------------------------------------------------------ */
 /* Digest file entries                                                 */
@@ -288,7 +288,7 @@ typedef struct lock_baton_t
 {
   svn_fs_t *fs;
   apr_hash_t *targets;
-  svn_fs_root_t *root;              /* HEAD, once the write lock is held */
+  svn_revnum_t head;                /* youngest, once the write lock is held */
   const char *comment;
   svn_boolean_t is_dav_comment;
   apr_time_t expiration_date;
@@ -298,26 +298,28 @@ typedef struct lock_baton_t
   apr_pool_t *result_pool;
 } lock_baton_t;
 
-/* PATH must be a file in HEAD (ROOT) not changed after CURRENT_REV. */
+/* PATH must be a file in revision HEAD not changed after CURRENT_REV.
+   Read through the nodes layer: a committed node-rev's id names the
+   revision that created it. */
 static svn_error_t *
-check_lockable(svn_fs_t *fs, svn_fs_root_t *root, const char *path,
+check_lockable(svn_fs_t *fs, svn_revnum_t head, const char *path,
                svn_revnum_t current_rev, apr_pool_t *pool)
 {
-  svn_node_kind_t kind;
+  svn_fs_fs__noderev_t *noderev;
   svn_revnum_t created;
 
-  SVN_ERR(root->vtable->check_path(&kind, root, path, pool));
-  if (kind == svn_node_none)
+  SVN_ERR(svn_fs_fs__node_at_path(&noderev, fs, head, path, pool, pool));
+  if (noderev == NULL)
     return svn_error_createf(SVN_ERR_FS_NOT_FOUND, NULL,
                              "Path '%s' doesn't exist in HEAD revision",
                              path);
-  if (kind != svn_node_file)
+  if (noderev->kind != svn_node_file)
     return svn_error_createf(SVN_ERR_FS_NOT_FILE, NULL,
                              "'%s' is not a file in filesystem '%s'",
                              path, fs->uuid);
   if (!SVN_IS_VALID_REVNUM(current_rev))
     return SVN_NO_ERROR;
-  SVN_ERR(root->vtable->node_created_rev(&created, root, path, pool));
+  created = noderev->id->rev_item.revision;
   if (current_rev < created)
     return svn_error_createf(SVN_ERR_FS_OUT_OF_DATE, NULL,
                              "Lock failed: newer version of '%s' exists",
@@ -336,7 +338,7 @@ lock_one(svn_lock_t **lock_p, void *baton, const char *path,
   svn_fs_t *fs = b->fs;
   svn_lock_t *existing, *lock;
 
-  SVN_ERR(check_lockable(fs, b->root, path, target->current_rev, pool));
+  SVN_ERR(check_lockable(fs, b->head, path, target->current_rev, pool));
   SVN_ERR(current_lock(&existing, fs, path, pool));
   if (existing && !b->steal_lock)
     return svn_error_createf(SVN_ERR_FS_PATH_ALREADY_LOCKED, NULL,
@@ -363,10 +365,7 @@ static svn_error_t *
 lock_locked(void *baton, apr_pool_t *pool)
 {
   lock_baton_t *b = baton;
-  svn_revnum_t youngest;
-
-  SVN_ERR(svn_fs_fs__youngest_rev(&youngest, b->fs, pool));
-  SVN_ERR(svn_fs_fs__revision_root(&b->root, b->fs, youngest, pool));
+  SVN_ERR(svn_fs_fs__youngest_rev(&b->head, b->fs, pool));
   return for_each_target(b->targets, lock_one, b, b->callback,
                          b->callback_baton, pool);
 }
@@ -384,7 +383,7 @@ svn_fs_fs__locks_lock(svn_fs_t *fs, apr_hash_t *targets,
     return no_user_error(fs);
   b.fs = fs;
   b.targets = targets;
-  b.root = NULL;
+  b.head = SVN_INVALID_REVNUM;
   b.comment = comment;
   b.is_dav_comment = is_dav_comment;
   b.expiration_date = expiration_date;

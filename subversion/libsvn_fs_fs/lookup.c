@@ -1,8 +1,10 @@
-/* lookup.c --- path lookup in revision roots (semantics layer).
+/* lookup.c --- path lookup in revision and transaction roots (semantics
+ * layer).
  *
  * Owns: turning "/a/b/c" into the node-rev reached by following directory
- * entries from the root node-rev of a revision, the per-root lookup cache
- * and the exact errors the stock module reports for missing paths.
+ * entries from the root node-rev of a revision or transaction, the
+ * per-root lookup cache (revision roots only) and the exact errors the
+ * stock module reports for missing paths.
  * The directory and node-rev reads themselves are the nodes layer's
  * (node.h).  Rules: doc/format/tree.md (TREE-2).
  */
@@ -18,6 +20,7 @@
 #include "private/svn_fs_util.h"
 
 #include "corrupt.h"
+#include "id.h"
 #include "lookup.h"
 #include "node.h"
 
@@ -45,6 +48,8 @@ static void
 cache_put(svn_fs_fs__root_data_t *rd, const char *path,
           const svn_fs_fs__noderev_t *noderev)
 {
+  if (rd->in_txn)
+    return;
   apr_hash_set(rd->nodes[0], apr_pstrdup(rd->nodes_pool[0], path),
                APR_HASH_KEY_STRING, noderev);
 }
@@ -74,12 +79,12 @@ cache_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
 }
 
 /* Read the node-rev of directory entry NAME of PARENT (at canonical
-   PARENT_PATH) into ROOT's cache as CHILD_PATH.  *NODEREV is NULL if
-   the entry does not exist. */
+   PARENT_PATH) into ROOT's cache as CHILD_PATH (transaction roots: into
+   TXN_POOL, uncached).  *NODEREV is NULL if the entry does not exist. */
 static svn_error_t *
 read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
            const svn_fs_fs__noderev_t *parent, const char *child_path,
-           const char *name, apr_pool_t *scratch_pool)
+           const char *name, apr_pool_t *txn_pool, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
   svn_fs_dirent_t *dirent;
@@ -93,7 +98,7 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
       *noderev = NULL;
       return SVN_NO_ERROR;
     }
-  pool = rd->nodes_pool[0];
+  pool = rd->in_txn ? txn_pool : rd->nodes_pool[0];
   SVN_ERR(svn_fs_fs__get_noderev(&child, rd->fs,
                                  (const svn_fs_fs__id_t *)dirent->id,
                                  pool, scratch_pool));
@@ -109,6 +114,11 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
 static svn_error_t *
 not_a_directory(svn_fs_root_t *root, const char *file_path)
 {
+  if (root->is_txn_root)
+    return svn_error_createf(SVN_ERR_FS_NOT_DIRECTORY,
+                             SVN_FS__ERR_NOT_DIRECTORY(root->fs, file_path),
+                             "Failure opening '%s' in transaction '%s'",
+                             file_path, root->txn);
   return svn_error_createf(SVN_ERR_FS_NOT_DIRECTORY,
                            SVN_FS__ERR_NOT_DIRECTORY(root->fs, file_path),
                            "Failure opening '%s' in revision %ld",
@@ -129,6 +139,33 @@ push_step(svn_fs_fs__path_step_t *parent, const char *path, const char *name,
   return step;
 }
 
+/* The root directory node-rev of ROOT.  A transaction's root is reread
+   on every lookup (into POOL): another svn_fs_t may have made it mutable
+   or merged it since the last one. */
+static svn_error_t *
+root_node(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
+          apr_pool_t *pool)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  svn_fs_fs__id_part_t zero = { 0, 0 };
+  svn_fs_fs__noderev_t *fresh;
+
+  if (!rd->in_txn)
+    {
+      *noderev = rd->root_noderev;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__get_noderev(&fresh, rd->fs,
+                                 svn_fs_fs__id_create_txn(&zero, &zero,
+                                                          &rd->txn_id, pool),
+                                 pool, pool));
+  if (fresh->kind != svn_node_dir)
+    return svn_fs_fs__corrupt("TREE-1", root->txn,
+                              "Root node is not a directory");
+  *noderev = fresh;
+  return SVN_NO_ERROR;
+}
+
 /* Walk canonical PATH in ROOT.  If CHAIN_POOL is not NULL, build the
    step chain there and return it in *LEAF; always return the node-rev in
    *NODEREV.  With TOLERANT, a missing node gives *NODEREV = NULL. */
@@ -137,12 +174,13 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
      svn_fs_root_t *root, const char *path, svn_boolean_t tolerant,
      apr_pool_t *chain_pool, apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
-  const svn_fs_fs__noderev_t *node = rd->root_noderev;
+  apr_pool_t *txn_pool = chain_pool ? chain_pool : scratch_pool;
+  const svn_fs_fs__noderev_t *node = NULL;
   svn_fs_fs__path_step_t *step = NULL;
   const char *rest = path + 1;
   apr_size_t done = 0;
 
+  SVN_ERR(root_node(&node, root, txn_pool));
   if (chain_pool)
     step = push_step(NULL, "/", "", node, chain_pool);
   while (*rest)
@@ -154,7 +192,8 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
       const char *name = apr_pstrmemdup(scratch_pool, rest, len);
       const svn_fs_fs__noderev_t *child;
 
-      SVN_ERR(cache_get(&child, rd, prefix, scratch_pool));
+      SVN_ERR(cache_get(&child, SVN_FS_FS__ROOT_DATA(root), prefix,
+                        scratch_pool));
       if (!child)
         {
           if (node->kind != svn_node_dir)
@@ -164,7 +203,7 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
                        root, done ? apr_pstrmemdup(scratch_pool, path, done)
                                   : "/");
             }
-          SVN_ERR(read_child(&child, root, node, prefix, name,
+          SVN_ERR(read_child(&child, root, node, prefix, name, txn_pool,
                              scratch_pool));
           if (!child)
             {

@@ -17,13 +17,21 @@
    ancestors (damaged data) cannot recurse without end (TREE-2). */
 #define SVN_FS_FS__MAX_TREE_DEPTH 1024
 
-/* svn_fs_root_t->fsap_data of our revision roots. */
+/* svn_fs_root_t->fsap_data of our revision and transaction roots. */
 typedef struct svn_fs_fs__root_data_t
 {
   svn_fs_t *fs;
   svn_revnum_t rev;
 
-  /* Root directory node-rev of REV, allocated in the root's pool. */
+  /* Transaction roots: IN_TXN is set and TXN_ID names the transaction.
+     Their node-revs change with every mutation (by this svn_fs_t or any
+     other), so nothing of theirs is cached here: each lookup rereads the
+     root node-rev "node.0.0" and walks down from it. */
+  svn_boolean_t in_txn;
+  svn_fs_fs__txn_id_t txn_id;
+
+  /* Root directory node-rev of REV, allocated in the root's pool; NULL
+     for transaction roots. */
   const svn_fs_fs__noderev_t *root_noderev;
 
   /* Path -> svn_fs_fs__noderev_t * lookup cache in two generations:
@@ -57,7 +65,9 @@ typedef struct svn_fs_fs__path_step_t
    naming the canonical path when an entry is missing, and
    SVN_ERR_FS_NOT_DIRECTORY ("Failure opening ...") when a path component
    is a file.  *NODEREV is owned by ROOT's lookup cache (see above); copy
-   what must outlive the current call.  Temporary data in SCRATCH_POOL. */
+   what must outlive the current call.  Temporary data in SCRATCH_POOL.
+   Transaction roots have no cache: there *NODEREV lives in SCRATCH_POOL
+   (and in RESULT_POOL for svn_fs_fs__root_walk). */
 svn_error_t *
 svn_fs_fs__root_lookup(const svn_fs_fs__noderev_t **noderev,
                        svn_fs_root_t *root, const char *path,
@@ -81,5 +91,18 @@ svn_fs_fs__root_lookup_maybe(const svn_fs_fs__noderev_t **noderev,
 /* TRUE if ROOT is one of our revision roots (not a transaction root). */
 svn_boolean_t
 svn_fs_fs__is_revision_root(svn_fs_root_t *root);
+
+/* TRUE if ROOT is one of our transaction roots. */
+svn_boolean_t
+svn_fs_fs__is_txn_root(svn_fs_root_t *root);
+
+/* A root object for transaction TXN_ID (named TXN_NAME, based on
+   BASE_REV, with svn_fs_txn_t flags FLAGS) of FS, in its own subpool of
+   POOL.  Nothing is read until the first lookup (tree.c). */
+svn_error_t *
+svn_fs_fs__txn_root_create(svn_fs_root_t **root_p, svn_fs_t *fs,
+                           const svn_fs_fs__txn_id_t *txn_id,
+                           const char *txn_name, svn_revnum_t base_rev,
+                           apr_uint32_t flags, apr_pool_t *pool);
 
 #endif

@@ -1,2 +1,285 @@
-/* rep_cache.c --- see rep_cache.h.  (Being written.) */
+/* rep_cache.c --- db/rep-cache.db, the SHA-1 -> representation table
+ * (rep_cache.h; doc/format/rep-cache.md RCACHE-*).
+ *
+ * Call tree:
+ *   svn_fs_fs__rep_cache_get  -> open_db (no create) -> lookup_row
+ *   svn_fs_fs__rep_cache_add  -> open_db (create, schema) -> insert_row*
+ *   svn_fs_fs__rep_cache_match -> svn_fs_fs__rep_contents_stream
+ *
+ * One sqlite3 connection per svn_fs_t, kept as user data of FS->pool and
+ * closed by that pool's cleanup.  Rows are only ever added here; rows
+ * naming revisions that a recover or hotcopy dropped are pruned by
+ * repo_repcache.c (RCACHE-4).
+ */
+#include <sqlite3.h>
+
+#include "svn_dirent_uri.h"
+#include "svn_io.h"
+#include "svn_pools.h"
+#include "svn_hash.h"
+
 #include "rep_cache.h"
+#include "rep_read.h"
+#include "paths.h"
+
+/* A committer may hold the database for a moment; wait that long. */
+#define BUSY_TIMEOUT_MS 10000
+
+/* Key of the open connection in FS->pool's user data. */
+#define DB_USERDATA_KEY "fsfs7-rep-cache-db"
+
+/* The schema stock writes (RCACHE-1), verbatim, so that either module
+   can use a rep-cache.db the other created. */
+#define SCHEMA_SQL \
+  "CREATE TABLE IF NOT EXISTS rep_cache (" \
+  "   hash TEXT NOT NULL PRIMARY KEY," \
+  "   revision INTEGER NOT NULL," \
+  "   offset INTEGER NOT NULL," \
+  "   size INTEGER NOT NULL," \
+  "   expanded_size INTEGER NOT NULL" \
+  "   ); PRAGMA user_version = 1;"
+
+/* SQLite error RC on DB as the svn error stock gives for it. */
+static svn_error_t *
+sqlite_error(int rc, sqlite3 *db, const char *path)
+{
+  return svn_error_createf(SVN_ERR_SQLITE_ERROR, NULL,
+                           "%s, executing statement on '%s'",
+                           db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
+                           svn_dirent_local_style(path, NULL));
+}
+
+/* Pool cleanup closing the connection. */
+static apr_status_t
+close_db(void *baton)
+{
+  sqlite3_close_v2(baton);
+  return APR_SUCCESS;
+}
+
+/* Open (CREATE: creating file and table) FS's rep-cache.db into *DB,
+   reusing the connection of an earlier call.  *DB NULL when the file is
+   missing and CREATE is FALSE. */
+static svn_error_t *
+open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
+        apr_pool_t *scratch_pool)
+{
+  const char *path = svn_fs_fs__path_db(fs, "rep-cache.db", fs->pool);
+  void *held;
+  svn_node_kind_t kind;
+  int rc;
+
+  apr_pool_userdata_get(&held, DB_USERDATA_KEY, fs->pool);
+  *db = held;
+  if (*db)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_io_check_path(path, &kind, scratch_pool));
+  if (kind != svn_node_file && !create)
+    return SVN_NO_ERROR;
+  rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                       NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_busy_timeout(*db, BUSY_TIMEOUT_MS);
+  /* Stock truncates its journal rather than deleting it. */
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec(*db, "PRAGMA journal_mode = TRUNCATE", NULL, NULL,
+                      NULL);
+  if (rc == SQLITE_OK && kind != svn_node_file)
+    rc = sqlite3_exec(*db, SCHEMA_SQL, NULL, NULL, NULL);
+  if (rc != SQLITE_OK)
+    {
+      svn_error_t *err = sqlite_error(rc, *db, path);
+      sqlite3_close_v2(*db);
+      *db = NULL;
+      return err;
+    }
+  apr_pool_userdata_set(*db, DB_USERDATA_KEY, close_db, fs->pool);
+  return SVN_NO_ERROR;
+}
+
+/* Fill *REP (RESULT_POOL) from the row of HEX in DB, or NULL. */
+static int
+lookup_row(svn_fs_fs__rep_t **rep, sqlite3 *db, const char *hex,
+           apr_pool_t *result_pool)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_prepare_v2(db, "SELECT revision, offset, size, "
+                              "expanded_size FROM rep_cache WHERE hash = ?1",
+                              -1, &stmt, NULL);
+
+  *rep = NULL;
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_text(stmt, 1, hex, -1, SQLITE_STATIC);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW)
+    {
+      svn_fs_fs__rep_t *r = apr_pcalloc(result_pool, sizeof(*r));
+      r->revision = (svn_revnum_t)sqlite3_column_int64(stmt, 0);
+      r->item_index = (apr_uint64_t)sqlite3_column_int64(stmt, 1);
+      r->size = sqlite3_column_int64(stmt, 2);
+      r->expanded_size = sqlite3_column_int64(stmt, 3);
+      r->has_sha1 = TRUE;
+      *rep = r;
+      rc = SQLITE_OK;
+    }
+  else if (rc == SQLITE_DONE)
+    rc = SQLITE_OK;
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+svn_error_t *
+svn_fs_fs__rep_cache_get(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
+                         const unsigned char *sha1_digest,
+                         apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_checksum_t sum = { sha1_digest, svn_checksum_sha1 };
+  sqlite3 *db;
+  svn_revnum_t youngest = ffd->youngest_rev_cache;
+  int rc;
+
+  *rep = NULL;
+  if (!ffd->rep_sharing_allowed)
+    return SVN_NO_ERROR;
+  SVN_ERR(open_db(&db, fs, FALSE, scratch_pool));
+  if (!db)
+    return SVN_NO_ERROR;
+  rc = lookup_row(rep, db, svn_checksum_to_cstring_display(&sum,
+                                                           scratch_pool),
+                  result_pool);
+  if (rc != SQLITE_OK)
+    return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
+                                                   scratch_pool));
+  if (*rep && (*rep)->revision > youngest)
+    SVN_ERR(svn_fs_fs__youngest_rev(&youngest, fs, scratch_pool));
+  /* A row for a revision that is not there (a crash between the row and
+     db/current cannot happen: rows follow current; but a hot copy or a
+     recover can leave them, RCACHE-4) must not be shared. */
+  if (*rep && ((*rep)->revision > youngest || (*rep)->revision < 1))
+    *rep = NULL;
+  if (*rep)
+    memcpy((*rep)->sha1_digest, sha1_digest, APR_SHA1_DIGESTSIZE);
+  return SVN_NO_ERROR;
+}
+
+/* Insert the row of committed REP into DB unless its hash is there. */
+static int
+insert_row(sqlite3 *db, sqlite3_stmt *stmt, const svn_fs_fs__rep_t *rep,
+           apr_pool_t *scratch_pool)
+{
+  svn_checksum_t sum = { rep->sha1_digest, svn_checksum_sha1 };
+  int rc = sqlite3_reset(stmt);
+
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_text(stmt, 1,
+                           svn_checksum_to_cstring_display(&sum,
+                                                           scratch_pool),
+                           -1, SQLITE_TRANSIENT);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_int64(stmt, 2, rep->revision);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_int64(stmt, 3, (sqlite3_int64)rep->item_index);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_int64(stmt, 4, rep->size);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_int64(stmt, 5, rep->expanded_size);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_step(stmt);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Insert all of REPS inside one sqlite transaction on DB. */
+static int
+insert_all(sqlite3 *db, const apr_array_header_t *reps,
+           apr_pool_t *scratch_pool)
+{
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  sqlite3_stmt *stmt = NULL;
+  int i;
+  int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO rep_cache (hash, "
+                            "revision, offset, size, expanded_size) "
+                            "VALUES (?1, ?2, ?3, ?4, ?5)", -1, &stmt, NULL);
+  for (i = 0; rc == SQLITE_OK && i < reps->nelts; i++)
+    {
+      const svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i,
+                                                  svn_fs_fs__rep_t *);
+      svn_pool_clear(iterpool);
+      if (rep->has_sha1 && SVN_IS_VALID_REVNUM(rep->revision))
+        rc = insert_row(db, stmt, rep, iterpool);
+    }
+  sqlite3_finalize(stmt);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+  else
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  svn_pool_destroy(iterpool);
+  return rc;
+}
+
+svn_error_t *
+svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
+                         apr_pool_t *scratch_pool)
+{
+  sqlite3 *db;
+  int rc;
+
+  if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed || reps->nelts == 0)
+    return SVN_NO_ERROR;
+  SVN_ERR(open_db(&db, fs, TRUE, scratch_pool));
+  rc = insert_all(db, reps, scratch_pool);
+  if (rc != SQLITE_OK)
+    return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
+                                                   scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* MD5 of the fulltext of REP, read back from disk, in *MD5. */
+static svn_error_t *
+fulltext_md5(svn_checksum_t **md5, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
+             apr_pool_t *scratch_pool)
+{
+  svn_stream_t *contents;
+
+  SVN_ERR(svn_fs_fs__rep_contents_stream(&contents, fs, rep, scratch_pool));
+  contents = svn_stream_checksummed2(contents, md5, NULL, svn_checksum_md5,
+                                     TRUE, scratch_pool);
+  return svn_error_trace(svn_stream_copy3(contents,
+                                          svn_stream_empty(scratch_pool),
+                                          NULL, NULL, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
+                           svn_fs_fs__rep_t *found,
+                           const svn_fs_fs__rep_t *new_rep,
+                           apr_pool_t *scratch_pool)
+{
+  svn_checksum_t *md5 = NULL;
+  svn_error_t *err;
+
+  *match = FALSE;
+  if (found->expanded_size != new_rep->expanded_size)
+    return SVN_NO_ERROR;
+  /* The row does not record an MD5; the reader may check the one in
+     FOUND, so give it the one we hope for, and compute it ourselves too
+     (RCACHE-3).  A rep that cannot be read is simply not shared. */
+  memcpy(found->md5_digest, new_rep->md5_digest, APR_MD5_DIGESTSIZE);
+  err = fulltext_md5(&md5, fs, found, scratch_pool);
+  if (err && (err->apr_err == SVN_ERR_FS_CORRUPT
+              || err->apr_err == SVN_ERR_CHECKSUM_MISMATCH
+              || err->apr_err == SVN_ERR_FS_NO_SUCH_REVISION
+              || err->apr_err == SVN_ERR_FS_INDEX_OVERFLOW))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  *match = md5 && !memcmp(md5->digest, new_rep->md5_digest,
+                          APR_MD5_DIGESTSIZE);
+  return SVN_NO_ERROR;
+}

@@ -22,4 +22,16 @@ svn_error_t *
 svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
                          apr_pool_t *scratch_pool);
 
+/* Before sharing FOUND (from svn_fs_fs__rep_cache_get) for NEW_REP (a rep
+   just written, with MD5 and expanded size): *MATCH is TRUE only if the
+   expanded sizes agree and FOUND's fulltext, read back, has NEW_REP's
+   MD5 -- a SHA-1 collision or a stale row must never share a rep with
+   different contents (RCACHE-3).  On a match FOUND->md5_digest is set
+   to NEW_REP's. */
+svn_error_t *
+svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
+                           svn_fs_fs__rep_t *found,
+                           const svn_fs_fs__rep_t *new_rep,
+                           apr_pool_t *scratch_pool);
+
 #endif

@@ -1,12 +1,13 @@
 /* repo.h --- creating and opening a repository's db/ directory
  * (storage layer; doc/format/layout.md, format.md, fsfs-conf.md, r0.md).
  *
- * Owner: the admin layer (repo_create.c, repo_open.c, format.c, fsconf.c,
- * fs_vtable.c).
+ * Owner: the admin layer (repo_create.c, repo_open.c, repo_shared.c,
+ * format.c, fsconf.c, fs_vtable.c).
  */
 #ifndef FSFS7_REPO_H
 #define FSFS7_REPO_H
 
+#include "private/svn_mutex.h"
 #include "fsfs7.h"
 
 /* The fs vtable handed to the loader (fs_vtable.c). */
@@ -82,17 +83,60 @@ svn_fs_fs__info_fsap(const void **fsap_info, svn_fs_t *fs,
 void *
 svn_fs_fs__info_fsap_dup(const void *fsap_info, apr_pool_t *result_pool);
 
-/* Run FUNC(BATON) with db/write-lock held (and the in-process mutex). */
+/* ------------------------------------------------------------------ */
+/* Per-repository shared data and locks (repo_shared.c)                */
+
+/* Hand in the loader's COMMON_POOL and the COMMON_POOL_LOCK guarding it
+   (both live as long as the loader): from now on every repository's
+   svn_fs_fs__shared_t lives there.  loader.c calls this on each entry;
+   repeated calls with the same pool are cheap.  NULLs are ignored. */
+svn_error_t *
+svn_fs_fs__shared_set_home(svn_mutex__t *common_pool_lock,
+                           apr_pool_t *common_pool);
+
+/* The name of the repository directory PATH that identifies it within
+   this process: absolute, symlinks resolved, canonical (PATH itself made
+   absolute if it cannot be resolved).  In RESULT_POOL. */
+const char *
+svn_fs_fs__repo_key_path(const char *path, apr_pool_t *result_pool);
+
+/* Point FS's private data at the svn_fs_fs__shared_t of the repository
+   whose svn_fs_fs__repo_key_path is REPO_PATH, making it on first use.
+   Every svn_fs_t of one repository in this process gets the same one;
+   it lives as long as the loader's common pool (or the process). */
+svn_error_t *
+svn_fs_fs__shared_attach(svn_fs_t *fs, const char *repo_path,
+                         apr_pool_t *scratch_pool);
+
+/* Run FUNC(BATON) with db/write-lock held: first the repository's
+   in-process write mutex (shared by all svn_fs_t of this process), then
+   the file lock.  Not re-entrant within a thread. */
 svn_error_t *
 svn_fs_fs__with_write_lock(svn_fs_t *fs,
                            svn_error_t *(*func)(void *baton,
                                                 apr_pool_t *pool),
                            void *baton, apr_pool_t *pool);
 
+/* Likewise with db/pack-lock (format 7+; created if missing, as stock
+   does) and its in-process mutex.  What packing and hot copies hold. */
+svn_error_t *
+svn_fs_fs__with_pack_lock(svn_fs_t *fs,
+                          svn_error_t *(*func)(void *baton,
+                                               apr_pool_t *pool),
+                          void *baton, apr_pool_t *pool);
+
+/* Likewise with db/txn-current-lock and its in-process mutex: what
+   bumping db/txn-current for a new transaction holds (LOCKFILE-2). */
+svn_error_t *
+svn_fs_fs__with_txn_current_lock(svn_fs_t *fs,
+                                 svn_error_t *(*func)(void *baton,
+                                                      apr_pool_t *pool),
+                                 void *baton, apr_pool_t *pool);
+
 /* Run FUNC(BATON) holding every repository lock, outermost first:
-   db/write-lock (with the in-process mutex), db/pack-lock (format 7+;
-   created if missing, as stock does) and db/txn-current-lock
-   (LOCKFILE-2).  For upgrade, recover and incremental hot copies. */
+   db/write-lock, db/pack-lock (format 7+) and db/txn-current-lock
+   (LOCKFILE-2), each with its in-process mutex.  For upgrade, recover
+   and incremental hot copies. */
 svn_error_t *
 svn_fs_fs__with_all_locks(svn_fs_t *fs,
                           svn_error_t *(*func)(void *baton,

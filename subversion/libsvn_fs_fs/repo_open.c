@@ -8,25 +8,29 @@
  *     read_format          db/format       -> format, layout, addressing
  *     read_uuid            db/uuid         -> fs->uuid, instance id (f7+)
  *     svn_fs_fs__fsconf_read db/fsfs.conf  -> tuning knobs
+ *     svn_fs_fs__shared_attach             -> in-process locks (repo_shared.c)
  *     svn_fs_fs__update_min_unpacked_rev   -> pack boundary
- *     svn_fs_fs__init_caches, svn_fs_fs__revprops_init_caches
+ *     init_caches          each layer's *_init_caches, one key prefix
  *
- * This file also owns db/current (youngest revision), db/min-unpacked-rev
- * and db/write-lock.
+ * This file also owns db/current (youngest revision) and
+ * db/min-unpacked-rev; the lock files belong to repo_shared.c.
  */
 #include <apr_strings.h>
 
 #include "svn_io.h"
 #include "svn_pools.h"
 #include "svn_dirent_uri.h"
-#include "private/svn_mutex.h"
 
 #include "caching.h"
 #include "corrupt.h"
 #include "format.h"
 #include "fsconf.h"
+#include "index.h"
+#include "node.h"
 #include "paths.h"
+#include "rep_read.h"
 #include "repo.h"
+#include "revfile.h"
 #include "revprops.h"
 #include "scan.h"
 
@@ -169,7 +173,8 @@ svn_fs_fs__is_packed_rev(svn_fs_t *fs, svn_revnum_t rev)
 
 /* Everything of open_repo except the caches; fills FS's private data. */
 static svn_error_t *
-open_db(svn_fs_t *fs, const char *path, apr_pool_t *scratch_pool)
+open_db(svn_fs_t *fs, const char *path, const char *repo_path,
+        apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = apr_pcalloc(fs->pool, sizeof(*ffd));
 
@@ -181,18 +186,33 @@ open_db(svn_fs_t *fs, const char *path, apr_pool_t *scratch_pool)
   SVN_ERR(svn_fs_fs__fsconf_read(
             ffd, svn_fs_fs__path_db(fs, SVN_FS_FS__CONFIG_FILE, scratch_pool),
             scratch_pool));
-  SVN_ERR(svn_mutex__init(&ffd->fs_write_lock, TRUE, fs->pool));
-  /* Not yet shared between svn_fs_t of one repository (to do: keep it in
-     the loader's common pool, keyed by the repository). */
-  ffd->shared = apr_pcalloc(fs->pool, sizeof(*ffd->shared));
-  ffd->shared->pool = fs->pool;
-  ffd->shared->write_lock = ffd->fs_write_lock;
-  SVN_ERR(svn_mutex__init(&ffd->shared->pack_lock, TRUE, fs->pool));
-  SVN_ERR(svn_mutex__init(&ffd->shared->txn_current_lock, TRUE, fs->pool));
-  SVN_ERR(svn_mutex__init(&ffd->shared->txn_list_lock, TRUE, fs->pool));
-  ffd->shared->locked_protorevs = apr_hash_make(fs->pool);
+  /* One set of in-process locks per repository, not per svn_fs_t. */
+  SVN_ERR(svn_fs_fs__shared_attach(fs, repo_path, scratch_pool));
+  ffd->fs_write_lock = ffd->shared->write_lock;
   fs->vtable = &svn_fs_fs__fs_vtable;
   return SVN_NO_ERROR;
+}
+
+/* Each layer creates the caches of the values it owns, all under one key
+   prefix naming this repository (caching.h); revprops come last because
+   their cache reads the prefix from the private data. */
+static svn_error_t *
+init_caches(svn_fs_t *fs, const char *repo_path, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_membuffer_t *membuffer = svn_cache__get_global_membuffer_cache();
+  const char *prefix = svn_fs_fs__cache_prefix(fs, repo_path, fs->pool);
+
+  ffd->cache_prefix = prefix;
+  SVN_ERR(svn_fs_fs__revfile_init_caches(fs, membuffer, prefix, fs->pool,
+                                         scratch_pool));
+  SVN_ERR(svn_fs_fs__index_init_caches(fs, membuffer, prefix, fs->pool,
+                                       scratch_pool));
+  SVN_ERR(svn_fs_fs__nodes_init_caches(fs, membuffer, prefix, fs->pool,
+                                       scratch_pool));
+  SVN_ERR(svn_fs_fs__reps_init_caches(fs, membuffer, prefix, fs->pool,
+                                      scratch_pool));
+  return svn_error_trace(svn_fs_fs__revprops_init_caches(fs, scratch_pool));
 }
 
 svn_error_t *
@@ -200,12 +220,12 @@ svn_fs_fs__open_repo(svn_fs_t *fs, const char *path,
                      apr_pool_t *scratch_pool)
 {
   svn_revnum_t youngest;
+  const char *repo_path = svn_fs_fs__repo_key_path(path, scratch_pool);
 
-  SVN_ERR(open_db(fs, path, scratch_pool));
+  SVN_ERR(open_db(fs, path, repo_path, scratch_pool));
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
   SVN_ERR(svn_fs_fs__youngest_rev(&youngest, fs, scratch_pool));
-  SVN_ERR(svn_fs_fs__init_caches(fs, scratch_pool));
-  return svn_error_trace(svn_fs_fs__revprops_init_caches(fs, scratch_pool));
+  return svn_error_trace(init_caches(fs, repo_path, scratch_pool));
 }
 
 svn_error_t *
@@ -213,18 +233,18 @@ svn_fs_fs__open_repo_for_recovery(svn_fs_t *fs, const char *path,
                                   apr_pool_t *scratch_pool)
 {
   svn_error_t *err;
+  const char *repo_path = svn_fs_fs__repo_key_path(path, scratch_pool);
 
   /* Recovery rebuilds db/current, so it must not be needed here; a
      missing min-unpacked-rev is likewise treated as "nothing packed". */
-  SVN_ERR(open_db(fs, path, scratch_pool));
+  SVN_ERR(open_db(fs, path, repo_path, scratch_pool));
   err = svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool);
   if (err)
     {
       svn_error_clear(err);
       SVN_FS_FS__DATA(fs)->min_unpacked_rev = 0;
     }
-  SVN_ERR(svn_fs_fs__init_caches(fs, scratch_pool));
-  return svn_error_trace(svn_fs_fs__revprops_init_caches(fs, scratch_pool));
+  return svn_error_trace(init_caches(fs, repo_path, scratch_pool));
 }
 
 svn_error_t *
@@ -251,104 +271,4 @@ svn_fs_fs__info_fsap_dup(const void *fsap_info, apr_pool_t *result_pool)
 {
   /* All members are scalars or static strings. */
   return apr_pmemdup(result_pool, fsap_info, sizeof(svn_fs_fsfs_info_t));
-}
-
-/* Take db/NAME exclusively for the lifetime of POOL, creating the empty
-   lock file first if it does not exist yet. */
-static svn_error_t *
-lock_db_file(svn_fs_t *fs, const char *name, apr_pool_t *pool)
-{
-  const char *path = svn_fs_fs__path_db(fs, name, pool);
-  svn_node_kind_t kind;
-
-  SVN_ERR(svn_io_check_path(path, &kind, pool));
-  if (kind == svn_node_none)
-    SVN_ERR(svn_io_file_create_empty(path, pool));
-  return svn_error_trace(svn_io_file_lock2(path, TRUE, FALSE, pool));
-}
-
-/* Take db/write-lock in a sub-pool of POOL, run FUNC, release. */
-static svn_error_t *
-locked_call(svn_fs_t *fs, svn_error_t *(*func)(void *baton, apr_pool_t *pool),
-            void *baton, apr_pool_t *pool)
-{
-  apr_pool_t *lock_pool = svn_pool_create(pool);
-  svn_error_t *err;
-
-  /* The lock lives as long as LOCK_POOL: destroying it unlocks. */
-  err = lock_db_file(fs, "write-lock", lock_pool);
-  if (!err)
-    err = func(baton, lock_pool);
-  svn_pool_destroy(lock_pool);
-  return svn_error_trace(err);
-}
-
-svn_error_t *
-svn_fs_fs__with_write_lock(svn_fs_t *fs,
-                           svn_error_t *(*func)(void *baton,
-                                                apr_pool_t *pool),
-                           void *baton, apr_pool_t *pool)
-{
-  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-
-  SVN_MUTEX__WITH_LOCK(ffd->fs_write_lock,
-                       locked_call(fs, func, baton, pool));
-  return SVN_NO_ERROR;
-}
-
-/* What with_all_locks and with_freeze_locks run inside the write lock. */
-typedef struct all_locks_baton_t
-{
-  svn_fs_t *fs;
-  svn_boolean_t txn_current;      /* take txn-current-lock too */
-  svn_error_t *(*func)(void *baton, apr_pool_t *pool);
-  void *baton;
-} all_locks_baton_t;
-
-static svn_error_t *
-inner_locks(void *baton, apr_pool_t *pool)
-{
-  all_locks_baton_t *b = baton;
-  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(b->fs);
-
-  if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
-    SVN_ERR(lock_db_file(b->fs, "pack-lock", pool));
-  if (b->txn_current)
-    SVN_ERR(lock_db_file(b->fs, "txn-current-lock", pool));
-  return svn_error_trace(b->func(b->baton, pool));
-}
-
-/* The write lock, the pack lock and, if TXN_CURRENT, txn-current-lock
-   around FUNC(BATON). */
-static svn_error_t *
-with_locks(svn_fs_t *fs, svn_boolean_t txn_current,
-           svn_error_t *(*func)(void *baton, apr_pool_t *pool),
-           void *baton, apr_pool_t *pool)
-{
-  all_locks_baton_t b;
-
-  b.fs = fs;
-  b.txn_current = txn_current;
-  b.func = func;
-  b.baton = baton;
-  return svn_error_trace(svn_fs_fs__with_write_lock(fs, inner_locks, &b,
-                                                    pool));
-}
-
-svn_error_t *
-svn_fs_fs__with_all_locks(svn_fs_t *fs,
-                          svn_error_t *(*func)(void *baton,
-                                               apr_pool_t *pool),
-                          void *baton, apr_pool_t *pool)
-{
-  return svn_error_trace(with_locks(fs, TRUE, func, baton, pool));
-}
-
-svn_error_t *
-svn_fs_fs__with_freeze_locks(svn_fs_t *fs,
-                             svn_error_t *(*func)(void *baton,
-                                                  apr_pool_t *pool),
-                             void *baton, apr_pool_t *pool)
-{
-  return svn_error_trace(with_locks(fs, FALSE, func, baton, pool));
 }

@@ -3,7 +3,7 @@
  *
  *   svn_fs_fs__recover               (all locks held)
  *     find_youngest                  probe rev files above the packs
- *     check_root                     the tree layer reads its root
+ *     check_root                     the nodes layer reads its root
  *     compare with the old db/current
  *     check_revprops                 the youngest has its revprops
  *     svn_fs_fs__rep_cache_prune     no rows after the youngest
@@ -17,8 +17,8 @@
 #include "corrupt.h"
 #include "paths.h"
 #include "repo.h"
+#include "node_walk.h"
 #include "repo_repcache.h"
-#include "tree.h"
 
 typedef struct recover_baton_t
 {
@@ -56,18 +56,16 @@ find_youngest(svn_revnum_t *youngest, recover_baton_t *b, apr_pool_t *pool)
   return SVN_NO_ERROR;
 }
 
-/* Read the root directory of REV through the tree layer. */
+/* Read the root node-revision of REV through the nodes layer. */
 static svn_error_t *
 check_root(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
 {
-  svn_fs_root_t *root;
-  svn_node_kind_t kind;
+  svn_fs_fs__noderev_t *root;
 
   /* Let the revision count as existing while db/current is unusable. */
   SVN_FS_FS__DATA(fs)->youngest_rev_cache = rev;
-  SVN_ERR(svn_fs_fs__revision_root(&root, fs, rev, pool));
-  SVN_ERR(root->vtable->check_path(&kind, root, "/", pool));
-  if (kind != svn_node_dir)
+  SVN_ERR(svn_fs_fs__node_at_path(&root, fs, rev, "/", pool, pool));
+  if (root == NULL || root->kind != svn_node_dir)
     return svn_fs_fs__corrupt("CURRENT-2", NULL,
                               "Root of r%ld is not a directory", rev);
   return SVN_NO_ERROR;

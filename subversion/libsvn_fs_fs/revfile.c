@@ -8,7 +8,8 @@
  *     -> file_set_t (ffd->open_files, lives in a subpool of fs->pool)
  *          a few slot_file_t slots, keyed by (first revision, packed)
  *          each: OS handle, size, footer once parsed, manifest once
- *                parsed, and a few aligned read blocks (LRU)
+ *                parsed (db/revs/<shard>.pack/manifest, also kept in
+ *                the membuffer), and a few aligned read blocks (LRU)
  *     -> handle_t in the caller's RESULT_POOL referencing a slot
  *   svn_fs_fs__revfile_read(handle, offset, len)
  *     -> served from one of the slot's blocks (pread of block_size bytes,
@@ -41,6 +42,7 @@
 
 #include "svn_pools.h"
 
+#include "caching.h"
 #include "corrupt.h"
 #include "footer.h"
 #include "paths.h"
@@ -89,6 +91,11 @@ typedef struct slot_file_t
   svn_fs_fs__footer_t footer;
   svn_checksum_t *l2p_checksum;
   svn_checksum_t *p2l_checksum;
+
+  /* Pack files with physical addressing: the parsed manifest, flat
+     (element 0 the revision count N, 1..N the offsets, N+1 the pack
+     size); NULL until first asked for. */
+  apr_off_t *manifest;
 
   /* Per-file values derived from its (immutable) bytes, kept here by
      the index layer (svn_fs_fs__revfile_memo). */
@@ -670,4 +677,86 @@ apr_size_t
 svn_fs_fs__revfile_block_size(svn_fs_fs__revfile_t *file)
 {
   return shared_of(file)->block_size;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Pack manifests (physical addressing; doc/format/addressing.md)      */
+
+/* The flat manifest is pointer-free: serialising is a copy. */
+static svn_error_t *
+serialize_manifest(void **data, apr_size_t *len, void *in, apr_pool_t *pool)
+{
+  const apr_off_t *flat = in;
+
+  *len = ((apr_size_t)flat[0] + 2) * sizeof(apr_off_t);
+  *data = apr_pmemdup(pool, in, *len);
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+deserialize_manifest(void **out, void *data, apr_size_t len,
+                     apr_pool_t *pool)
+{
+  *out = data;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
+                               const char *prefix, apr_pool_t *result_pool,
+                               apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(svn_fs_fs__make_cache(
+           &SVN_FS_FS__DATA(fs)->packed_offset_cache, membuffer,
+           serialize_manifest, deserialize_manifest,
+           sizeof(svn_fs_fs__pair_cache_key_t), prefix, "MANIFEST",
+           SVN_CACHE__MEMBUFFER_HIGH_PRIORITY, result_pool, scratch_pool));
+}
+
+/* Read and parse the manifest of the pack file SHARED into its slot
+   (MANIFEST-1, MANIFEST-2). */
+static svn_error_t *
+read_manifest(slot_file_t *shared, svn_fs_t *fs, apr_pool_t *scratch_pool)
+{
+  int count = SVN_FS_FS__DATA(fs)->max_files_per_dir;
+  const char *path = svn_fs_fs__path_rev_packed(fs, shared->start_revision,
+                                                "manifest", scratch_pool);
+  svn_stringbuf_t *text;
+  apr_off_t *offsets, *flat;
+
+  SVN_ERR(svn_stringbuf_from_file2(&text, path, scratch_pool));
+  SVN_ERR(svn_fs_fs__manifest_parse(&offsets, text->data, text->len, count,
+                                    shared->file_size, path, scratch_pool));
+  flat = apr_palloc(shared->pool, (count + 2) * sizeof(*flat));
+  flat[0] = count;
+  memcpy(flat + 1, offsets, (count + 1) * sizeof(*flat));
+  shared->manifest = flat;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revfile_manifest(const apr_off_t **offsets, int *count,
+                            svn_fs_fs__revfile_t *file,
+                            apr_pool_t *scratch_pool)
+{
+  slot_file_t *shared = shared_of(file);
+  svn_cache__t *cache = SVN_FS_FS__DATA(file->fs)->packed_offset_cache;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_boolean_t found = FALSE;
+
+  SVN_ERR_ASSERT(shared != NULL && shared->is_packed);
+  key = svn_fs_fs__pair_cache_key(shared->start_revision, 1);
+  if (shared->manifest == NULL && cache)
+    SVN_ERR(svn_cache__get((void **)&shared->manifest, &found, cache, &key,
+                           shared->pool));
+  if (shared->manifest == NULL)
+    {
+      SVN_ERR(read_manifest(shared, file->fs, scratch_pool));
+      if (cache)
+        SVN_ERR(svn_cache__set(cache, &key, shared->manifest, scratch_pool));
+    }
+  *count = (int)shared->manifest[0];
+  *offsets = shared->manifest + 1;
+  return SVN_NO_ERROR;
 }

@@ -2,8 +2,8 @@
  *
  * The only code that opens db/revs/ files.  A handle covers the rev or pack
  * file holding one revision; for logical addressing it knows the footer
- * (doc/format/addressing.md), for physical addressing the pack manifest
- * offset of its revisions.  Owner: the addressing layer (revfile.c).
+ * (doc/format/addressing.md), for physical addressing it reads the pack
+ * manifest (the offset of each revision in the pack file).  Owner: the addressing layer (revfile.c).
  */
 #ifndef FSFS7_REVFILE_H
 #define FSFS7_REVFILE_H
@@ -99,13 +99,29 @@ svn_fs_fs__revfile_describe(svn_fs_fs__revfile_t *file,
                             apr_pool_t *result_pool);
 
 /* Memo slots shared by all handles on the same open file: the index layer
-   keeps values derived from the file's immutable bytes there (pack
-   manifest, parsed index headers), so repeated lookups skip the parse
+   keeps values derived from the file's immutable bytes there (parsed
+   index headers), so repeated lookups skip the parse
    even with caches disabled.  *POOL receives the pool such values must
    be allocated in; it lives as long as the underlying open file. */
 #define SVN_FS_FS__REVFILE_MEMO_SLOTS 6
 void **
 svn_fs_fs__revfile_memo(apr_pool_t **pool, svn_fs_fs__revfile_t *file);
+
+/* Pack file FILE with physical addressing: the start offsets of its
+   *COUNT revisions (MANIFEST-1, MANIFEST-2), followed by the pack size
+   as element *COUNT.  Read once per open file (and kept in the
+   membuffer); valid as long as FILE stays open. */
+svn_error_t *
+svn_fs_fs__revfile_manifest(const apr_off_t **offsets, int *count,
+                            svn_fs_fs__revfile_t *file,
+                            apr_pool_t *scratch_pool);
+
+/* Create this layer's cache (pack manifests) in MEMBUFFER under PREFIX
+   (caching.h). */
+svn_error_t *
+svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
+                               const char *prefix, apr_pool_t *result_pool,
+                               apr_pool_t *scratch_pool);
 
 /* Close FILE (idempotent). */
 svn_error_t *

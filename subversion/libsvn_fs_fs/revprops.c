@@ -143,9 +143,7 @@ generation_of(svn_fs_t *fs)
 static void
 make_key(svn_fs_fs__pair_cache_key_t *key, svn_fs_t *fs, svn_revnum_t rev)
 {
-  memset(key, 0, sizeof(*key));
-  key->revision = rev;
-  key->second = *generation_of(fs);
+  *key = svn_fs_fs__pair_cache_key(rev, *generation_of(fs));
 }
 
 /* ------------------------------------------------------------------ */

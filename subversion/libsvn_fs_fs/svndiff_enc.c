@@ -153,7 +153,8 @@ compress_section(apr_size_t *packed_len, char *dst, apr_size_t bound,
                  const char *raw, apr_size_t len, int version, int level)
 {
   *packed_len = 0;
-  if (len == 0 || (version == 1 && level == 0))
+  /* zlib only from 512 bytes on, as stock's svndiff 1 (SVNDIFF-7). */
+  if (len == 0 || (version == 1 && (level == 0 || len < 512)))
     return SVN_NO_ERROR;
 
   if (version == 1)

@@ -1,11 +1,15 @@
-/* tree.c --- revision roots: the root vtable (semantics layer).
+/* tree.c --- revision and transaction roots: the root vtables
+ * (semantics layer).
  *
- * Owns: creating revision roots and answering the loader's per-path
- * questions about them (kinds, ids, node relations, properties, file
- * contents, directory listings, changed paths).  Path lookup is in
- * lookup.c, history and copies in history.c, mergeinfo in mergeinfo.c,
- * tree verification in tree_verify.c.  Revision roots are read-only; the
- * write-side entries fail cleanly until transactions exist.
+ * Owns: creating revision and transaction roots and answering the
+ * loader's per-path questions about them (kinds, ids, node relations,
+ * properties, file contents, directory listings, changed paths).  Path
+ * lookup is in lookup.c, history and copies in history.c, mergeinfo in
+ * mergeinfo.c, tree verification in tree_verify.c.  Revision roots are
+ * read-only: their write entries fail with SVN_ERR_FS_NOT_TXN_ROOT.
+ * Transaction roots share the read entries (node-revs of a transaction
+ * come from its files, changed paths from its folded "changes" file) and
+ * take their write entries from tree_mutate.h and merge.h.
  * Rules: doc/format/tree.md.
  */
 #include <string.h>
@@ -14,6 +18,11 @@
 #include "svn_pools.h"
 #include "svn_hash.h"
 #include "svn_props.h"
+/* svn_fs_util.h's error macros expect gettext's _(); our messages are
+   not translated. */
+#ifndef _
+#define _(text) (text)
+#endif
 #include "private/svn_fs_util.h"
 #include "private/svn_subr_private.h"
 
@@ -21,9 +30,13 @@
 #include "history.h"
 #include "id.h"
 #include "lookup.h"
+#include "merge.h"
 #include "node.h"
 #include "rep_read.h"
 #include "tree.h"
+#include "tree_mutate.h"
+#include "txn.h"
+#include "txn_store.h"
 
 /* ------------------------------------------------------------------ */
 /* Node queries                                                        */
@@ -70,6 +83,9 @@ root_node_relation(svn_fs_node_relation_t *relation, svn_fs_root_t *root_a,
   return SVN_NO_ERROR;
 }
 
+/* Nodes of a transaction have no revision yet (SVN_INVALID_REVNUM),
+   except a transaction's root that nothing has changed yet: it still
+   stands for its base revision's root, as stock reports it. */
 static svn_error_t *
 root_node_created_rev(svn_revnum_t *revision, svn_fs_root_t *root,
                       const char *path, apr_pool_t *pool)
@@ -77,7 +93,10 @@ root_node_created_rev(svn_revnum_t *revision, svn_fs_root_t *root,
   const svn_fs_fs__noderev_t *noderev;
 
   SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
-  *revision = svn_fs_fs__id_rev(noderev->id);
+  if (noderev->is_fresh_txn_root && noderev->predecessor_id)
+    *revision = svn_fs_fs__id_rev(noderev->predecessor_id);
+  else
+    *revision = svn_fs_fs__id_rev(noderev->id);
   return SVN_NO_ERROR;
 }
 
@@ -95,6 +114,12 @@ root_node_origin_rev(svn_revnum_t *revision, svn_fs_root_t *root,
   int steps = 0;
 
   SVN_ERR(svn_fs_fs__root_lookup(&noderev, root, path, pool));
+  /* A node created in a transaction ("_<n>" node id) has no origin yet. */
+  if (noderev->id->node_id.revision == SVN_INVALID_REVNUM)
+    {
+      *revision = SVN_INVALID_REVNUM;
+      return SVN_NO_ERROR;
+    }
   if (noderev->id->node_id.revision > 0)
     {
       *revision = noderev->id->node_id.revision;
@@ -236,7 +261,9 @@ root_props_changed(int *changed_p, svn_fs_root_t *root1, const char *path1,
       *changed_p = FALSE;
       return SVN_NO_ERROR;
     }
-  if (a->prop_rep && b->prop_rep)
+  /* Prop reps of a transaction carry no usable MD5 until committed. */
+  if (a->prop_rep && b->prop_rep && !a->prop_rep->in_txn
+      && !b->prop_rep->in_txn)
     {
       *changed_p = memcmp(a->prop_rep->md5_digest, b->prop_rep->md5_digest,
                           sizeof(a->prop_rep->md5_digest)) != 0;
@@ -512,6 +539,53 @@ root_contents_changed(int *changed_p, svn_fs_root_t *root1,
    millions of paths never needs its whole list in memory at once. */
 #define CHANGES_BLOCK 256
 
+/* The public form of change C, in POOL. */
+static svn_fs_path_change2_t *
+public_change2(const svn_fs_fs__change_t *c, apr_pool_t *pool)
+{
+  svn_fs_path_change2_t *change = svn_fs__path_change_create_internal(
+    c->noderev_id ? SVN_FS_FS__PUBLIC_ID(svn_fs_fs__id_copy(c->noderev_id,
+                                                            pool))
+                  : NULL,
+    c->change_kind, pool);
+
+  change->text_mod = c->text_mod;
+  change->prop_mod = c->prop_mod;
+  change->mergeinfo_mod = c->mergeinfo_mod;
+  change->node_kind = c->node_kind;
+  change->copyfrom_known = c->copyfrom_known;
+  change->copyfrom_rev = c->copyfrom_rev;
+  change->copyfrom_path = c->copyfrom_path
+                        ? apr_pstrdup(pool, c->copyfrom_path) : NULL;
+  return change;
+}
+
+/* Transaction roots: the folded changes of the transaction, keyed by
+   path, converted wholesale (the list lives in one file of the
+   transaction and is folded in memory anyway). */
+static svn_error_t *
+txn_paths_changed(apr_hash_t **changed_paths_p, svn_fs_root_t *root,
+                  apr_pool_t *pool)
+{
+  apr_hash_t *changes, *result = svn_hash__make(pool);
+  apr_hash_index_t *hi;
+  apr_pool_t *scratch_pool = svn_pool_create(pool);
+
+  SVN_ERR(svn_fs_fs__txn_changes(&changes, root->fs,
+                                 svn_fs_fs__root_txn_id(root), scratch_pool,
+                                 scratch_pool));
+  for (hi = apr_hash_first(scratch_pool, changes); hi; hi = apr_hash_next(hi))
+    {
+      const svn_fs_fs__change_t *c = apr_hash_this_val(hi);
+
+      apr_hash_set(result, apr_pstrmemdup(pool, c->path.data, c->path.len),
+                   c->path.len, public_change2(c, pool));
+    }
+  svn_pool_destroy(scratch_pool);
+  *changed_paths_p = result;
+  return SVN_NO_ERROR;
+}
+
 static svn_error_t *
 root_paths_changed(apr_hash_t **changed_paths_p, svn_fs_root_t *root,
                    apr_pool_t *pool)
@@ -521,6 +595,8 @@ root_paths_changed(apr_hash_t **changed_paths_p, svn_fs_root_t *root,
   svn_boolean_t done = FALSE;
   apr_size_t first = 0;
 
+  if (root->is_txn_root)
+    return svn_error_trace(txn_paths_changed(changed_paths_p, root, pool));
   while (!done)
     {
       apr_array_header_t *block;
@@ -534,23 +610,10 @@ root_paths_changed(apr_hash_t **changed_paths_p, svn_fs_root_t *root,
         {
           const svn_fs_fs__change_t *c = APR_ARRAY_IDX(block, i,
                                                  const svn_fs_fs__change_t *);
-          svn_fs_path_change2_t *change = svn_fs__path_change_create_internal(
-            c->noderev_id ? SVN_FS_FS__PUBLIC_ID(
-                              svn_fs_fs__id_copy(c->noderev_id, pool))
-                          : NULL,
-            c->change_kind, pool);
 
-          change->text_mod = c->text_mod;
-          change->prop_mod = c->prop_mod;
-          change->mergeinfo_mod = c->mergeinfo_mod;
-          change->node_kind = c->node_kind;
-          change->copyfrom_known = c->copyfrom_known;
-          change->copyfrom_rev = c->copyfrom_rev;
-          change->copyfrom_path = c->copyfrom_path
-                                ? apr_pstrdup(pool, c->copyfrom_path) : NULL;
           apr_hash_set(result, apr_pstrmemdup(pool, c->path.data,
                                               c->path.len),
-                       c->path.len, change);
+                       c->path.len, public_change2(c, pool));
         }
       first += block->nelts;
       if (block->nelts == 0)
@@ -616,6 +679,38 @@ static const changes_iterator_vtable_t changes_iter_vtable = {
   changes_iter_get
 };
 
+static int
+compare_change_paths(const void *a, const void *b)
+{
+  const svn_fs_fs__change_t *x = *(const svn_fs_fs__change_t *const *)a;
+  const svn_fs_fs__change_t *y = *(const svn_fs_fs__change_t *const *)b;
+
+  return strcmp(x->path.data, y->path.data);
+}
+
+/* Load the folded changes of transaction root ROOT into IT as its one
+   and only block, in path order. */
+static svn_error_t *
+txn_changes_block(changes_iter_t *it, svn_fs_root_t *root,
+                  apr_pool_t *scratch_pool)
+{
+  apr_hash_t *changes;
+  apr_hash_index_t *hi;
+
+  SVN_ERR(svn_fs_fs__txn_changes(&changes, root->fs,
+                                 svn_fs_fs__root_txn_id(root),
+                                 it->block_pool, scratch_pool));
+  it->block = apr_array_make(it->block_pool, apr_hash_count(changes),
+                             sizeof(const svn_fs_fs__change_t *));
+  for (hi = apr_hash_first(scratch_pool, changes); hi; hi = apr_hash_next(hi))
+    APR_ARRAY_PUSH(it->block, const svn_fs_fs__change_t *)
+      = apr_hash_this_val(hi);
+  qsort(it->block->elts, it->block->nelts, it->block->elt_size,
+        compare_change_paths);
+  it->done = TRUE;
+  return SVN_NO_ERROR;
+}
+
 static svn_error_t *
 root_report_changes(svn_fs_path_change_iterator_t **iterator,
                     svn_fs_root_t *root, apr_pool_t *result_pool,
@@ -630,9 +725,12 @@ root_report_changes(svn_fs_path_change_iterator_t **iterator,
   it->block_pool = svn_pool_create(result_pool);
   it->change = svn_fs__path_change_create_internal2(
                  svn_fs_path_change_modify, result_pool);
-  SVN_ERR(svn_fs_fs__rev_changes_block(&it->block, &it->done, it->fs,
-                                       it->rev, 0, CHANGES_BLOCK,
-                                       it->block_pool, scratch_pool));
+  if (root->is_txn_root)
+    SVN_ERR(txn_changes_block(it, root, scratch_pool));
+  else
+    SVN_ERR(svn_fs_fs__rev_changes_block(&it->block, &it->done, it->fs,
+                                         it->rev, 0, CHANGES_BLOCK,
+                                         it->block_pool, scratch_pool));
   result->fsap_data = it;
   result->vtable = &changes_iter_vtable;
   *iterator = result;
@@ -645,27 +743,27 @@ root_report_changes(svn_fs_path_change_iterator_t **iterator,
 static svn_error_t *
 root_make_dir(svn_fs_root_t *root, const char *path, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("make_dir");
+  return SVN_FS__NOT_TXN(root);
 }
 
 static svn_error_t *
 root_delete_node(svn_fs_root_t *root, const char *path, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("delete_node");
+  return SVN_FS__NOT_TXN(root);
 }
 
 static svn_error_t *
 root_copy(svn_fs_root_t *from_root, const char *from_path,
           svn_fs_root_t *to_root, const char *to_path, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("copy");
+  return SVN_FS__NOT_TXN(to_root);
 }
 
 static svn_error_t *
 root_revision_link(svn_fs_root_t *from_root, svn_fs_root_t *to_root,
                    const char *path, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("revision_link");
+  return SVN_FS__NOT_TXN(to_root);
 }
 
 static svn_error_t *
@@ -673,13 +771,13 @@ root_change_node_prop(svn_fs_root_t *root, const char *path,
                       const char *name, const svn_string_t *value,
                       apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("change_node_prop");
+  return SVN_FS__NOT_TXN(root);
 }
 
 static svn_error_t *
 root_make_file(svn_fs_root_t *root, const char *path, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("make_file");
+  return SVN_FS__NOT_TXN(root);
 }
 
 static svn_error_t *
@@ -688,7 +786,7 @@ root_apply_textdelta(svn_txdelta_window_handler_t *contents_p,
                      const char *path, svn_checksum_t *base_checksum,
                      svn_checksum_t *result_checksum, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("apply_textdelta");
+  return SVN_FS__NOT_TXN(root);
 }
 
 static svn_error_t *
@@ -696,7 +794,7 @@ root_apply_text(svn_stream_t **contents_p, svn_fs_root_t *root,
                 const char *path, svn_checksum_t *result_checksum,
                 apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("apply_text");
+  return SVN_FS__NOT_TXN(root);
 }
 
 static svn_error_t *
@@ -705,7 +803,7 @@ root_merge(const char **conflict_p, svn_fs_root_t *source_root,
            const char *target_path, svn_fs_root_t *ancestor_root,
            const char *ancestor_path, apr_pool_t *pool)
 {
-  return svn_fs_fs__unsupported("merge");
+  return SVN_FS__NOT_TXN(target_root);
 }
 
 /* ------------------------------------------------------------------ */
@@ -747,48 +845,130 @@ static const root_vtable_t revision_root_vtable = {
   svn_fs_fs__root_mergeinfo
 };
 
+/* Transaction roots: same read entries; history needs a revision root
+   (history.c refuses), writes go to tree_mutate.c and merge.c. */
+static const root_vtable_t txn_root_vtable = {
+  root_paths_changed,
+  root_report_changes,
+  root_check_path,
+  svn_fs_fs__node_history,
+  root_node_id,
+  root_node_relation,
+  root_node_created_rev,
+  root_node_origin_rev,
+  root_node_created_path,
+  svn_fs_fs__txn_delete_node,
+  svn_fs_fs__txn_copy,
+  svn_fs_fs__txn_revision_link,
+  root_copied_from,
+  svn_fs_fs__closest_copy,
+  root_node_prop,
+  root_node_proplist,
+  root_node_has_props,
+  svn_fs_fs__txn_change_node_prop,
+  root_props_changed,
+  root_dir_entries,
+  root_dir_optimal_order,
+  svn_fs_fs__txn_make_dir,
+  root_file_length,
+  root_file_checksum,
+  root_file_contents,
+  root_try_process_file_contents,
+  svn_fs_fs__txn_make_file,
+  svn_fs_fs__txn_apply_textdelta,
+  svn_fs_fs__txn_apply_text,
+  root_contents_changed,
+  root_get_file_delta_stream,
+  svn_fs_fs__merge,
+  svn_fs_fs__root_mergeinfo
+};
+
 svn_boolean_t
 svn_fs_fs__is_revision_root(svn_fs_root_t *root)
 {
   return root->vtable == &revision_root_vtable;
 }
 
-svn_error_t *
-svn_fs_fs__revision_root(svn_fs_root_t **root_p, svn_fs_t *fs,
-                         svn_revnum_t rev, apr_pool_t *pool)
+svn_boolean_t
+svn_fs_fs__is_txn_root(svn_fs_root_t *root)
 {
-  apr_pool_t *root_pool;
-  svn_fs_root_t *root;
-  svn_fs_fs__root_data_t *rd;
-  const svn_fs_fs__id_t *root_id;
-  svn_fs_fs__noderev_t *noderev;
+  return root->vtable == &txn_root_vtable;
+}
 
-  SVN_ERR(svn_fs__check_fs(fs, TRUE));
-  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, pool));
-  root_pool = svn_pool_create(pool);
-  SVN_ERR(svn_fs_fs__rev_root_id(&root_id, fs, rev, root_pool, root_pool));
-  SVN_ERR(svn_fs_fs__get_noderev(&noderev, fs, root_id, root_pool,
-                                 root_pool));
-  if (noderev->kind != svn_node_dir)
-    return svn_fs_fs__corrupt("TREE-1", apr_psprintf(pool, "r%ld", rev),
-                              "Root node is not a directory");
+const svn_fs_fs__txn_id_t *
+svn_fs_fs__root_txn_id(svn_fs_root_t *root)
+{
+  SVN_ERR_ASSERT_NO_RETURN(svn_fs_fs__is_txn_root(root));
+  return &SVN_FS_FS__ROOT_DATA(root)->txn_id;
+}
 
-  rd = apr_pcalloc(root_pool, sizeof(*rd));
+/* A root object in a fresh subpool of POOL with empty root data; the
+   caller fills in what kind of root it is. */
+static svn_fs_root_t *
+root_alloc(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
+{
+  apr_pool_t *root_pool = svn_pool_create(pool);
+  svn_fs_root_t *root = apr_pcalloc(root_pool, sizeof(*root));
+  svn_fs_fs__root_data_t *rd = apr_pcalloc(root_pool, sizeof(*rd));
+
   rd->fs = fs;
   rd->rev = rev;
-  rd->root_noderev = noderev;
   rd->nodes_pool[0] = svn_pool_create(root_pool);
   rd->nodes_pool[1] = svn_pool_create(root_pool);
   rd->nodes[0] = apr_hash_make(rd->nodes_pool[0]);
   rd->nodes[1] = apr_hash_make(rd->nodes_pool[1]);
-
-  root = apr_pcalloc(root_pool, sizeof(*root));
   root->pool = root_pool;
   root->fs = fs;
-  root->is_txn_root = FALSE;
   root->rev = rev;
-  root->vtable = &revision_root_vtable;
   root->fsap_data = rd;
+  return root;
+}
+
+svn_error_t *
+svn_fs_fs__txn_root_create(svn_fs_root_t **root_p, svn_fs_t *fs,
+                           const svn_fs_fs__txn_id_t *txn_id,
+                           const char *txn_name, svn_revnum_t base_rev,
+                           apr_uint32_t flags, apr_pool_t *pool)
+{
+  svn_fs_root_t *root = root_alloc(fs, base_rev, pool);
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+
+  rd->in_txn = TRUE;
+  rd->txn_id = *txn_id;
+  root->is_txn_root = TRUE;
+  root->txn = apr_pstrdup(root->pool, txn_name);
+  root->txn_flags = flags;
+  root->vtable = &txn_root_vtable;
+  *root_p = root;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revision_root(svn_fs_root_t **root_p, svn_fs_t *fs,
+                         svn_revnum_t rev, apr_pool_t *pool)
+{
+  svn_fs_root_t *root;
+  const svn_fs_fs__id_t *root_id;
+  svn_fs_fs__noderev_t *noderev;
+  svn_error_t *err;
+
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, pool));
+  root = root_alloc(fs, rev, pool);
+  err = svn_fs_fs__rev_root_id(&root_id, fs, rev, root->pool, root->pool);
+  if (!err)
+    err = svn_fs_fs__get_noderev(&noderev, fs, root_id, root->pool,
+                                 root->pool);
+  if (!err && noderev->kind != svn_node_dir)
+    err = svn_fs_fs__corrupt("TREE-1", apr_psprintf(pool, "r%ld", rev),
+                             "Root node is not a directory");
+  if (err)
+    {
+      svn_pool_destroy(root->pool);
+      return svn_error_trace(err);
+    }
+  SVN_FS_FS__ROOT_DATA(root)->root_noderev = noderev;
+  root->vtable = &revision_root_vtable;
   *root_p = root;
   return SVN_NO_ERROR;
 }

@@ -14,6 +14,7 @@
 #include "svn_dirent_uri.h"
 #include "private/svn_mutex.h"
 #include "locks_read.h"
+#include "repo.h"
 #include "locks_write.h"
 #include "admin_test_util.h"
 
@@ -45,7 +46,7 @@ setup_fs(const char *user, apr_pool_t *pool)
   f->fs.fsap_data = &f->ffd;
   f->access.username = user;
   f->fs.access_ctx = &f->access;
-  assert_null(svn_mutex__init(&f->ffd.fs_write_lock, TRUE, pool));
+  assert_null(svn_fs_fs__shared_attach(&f->fs, db, pool));
   return f;
 }
 

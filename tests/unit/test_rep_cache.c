@@ -1,0 +1,181 @@
+/* test_rep_cache.c --- db/rep-cache.db through rep_cache.c
+ * (doc/format/rep-cache.md).
+ *
+ * A repository committed by the stock module gives the rows; we read
+ * them, add rows (read back by stock's sqlite schema), and check the
+ * guards: no row past youngest, no sharing when the contents differ.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <apr_general.h>
+#include "svn_pools.h"
+#include <unistd.h>
+#include "test_util.h"
+
+#include "svn_dirent_uri.h"
+#include "svn_io.h"
+#include "svn_checksum.h"
+
+#include "rep_cache.h"
+#include "repo.h"
+
+static apr_pool_t *pool;
+
+/* A stock repository at a scratch path holding "hello\n" at /f (r1) and,
+   when WITH_COMMIT is FALSE, no rep-cache.db at all; *FS opened on it. */
+static const char *
+make_repo(svn_fs_t **fs, svn_boolean_t with_commit)
+{
+  const char *dir = apr_psprintf(pool, "/tmp/commit-rc-%ld", (long)getpid());
+  const char *cmd = apr_psprintf(
+    pool, "rm -rf %s && mkdir -p %s && cd %s && printf 'hello\\n' > a && "
+    "svnadmin create --compatible-version 1.9 r %s", dir, dir, dir,
+    with_commit ? "&& svnmucc -m 1 put a file://$PWD/r/f >/dev/null" : "");
+  svn_error_t *err;
+
+  assert_int_equal(0, system(cmd));
+  *fs = apr_pcalloc(pool, sizeof(**fs));
+  (*fs)->pool = svn_pool_create(pool);
+  err = svn_fs_fs__open_repo(*fs, svn_dirent_join(dir, "r/db", pool), pool);
+  /* Caches need the loader's membuffer; without it open says so last. */
+  if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
+    svn_error_clear(err);
+  else if (err)
+    {
+      svn_handle_error2(err, stderr, FALSE, "test_rep_cache: ");
+      fail();
+    }
+  return dir;
+}
+
+/* The SHA-1 / MD5 digests of DATA. */
+static const unsigned char *
+digest(const char *data, svn_checksum_kind_t kind)
+{
+  svn_checksum_t *sum;
+
+  assert_null(svn_checksum(&sum, kind, data, strlen(data), pool));
+  return sum->digest;
+}
+
+/* Stock's row for "hello\n" is found, with the values stock wrote. */
+static void
+test_get_stock_row(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t *rep;
+  const char *dir = make_repo(&fs, TRUE);
+
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs, digest("hello\n",
+                                       svn_checksum_sha1), pool, pool));
+  assert_non_null(rep);
+  assert_int_equal(1, rep->revision);
+  assert_int_equal(6, rep->expanded_size);
+  assert_true(rep->has_sha1);
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs, digest("other\n",
+                                       svn_checksum_sha1), pool, pool));
+  assert_null(rep);
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
+/* The guard before sharing: same size and MD5 share, anything else
+   does not. */
+static void
+test_match_guard(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t *found, new_rep;
+  svn_boolean_t match;
+  const char *dir = make_repo(&fs, TRUE);
+
+  memset(&new_rep, 0, sizeof(new_rep));
+  new_rep.expanded_size = 6;
+  memcpy(new_rep.md5_digest, digest("hello\n", svn_checksum_md5),
+         APR_MD5_DIGESTSIZE);
+  assert_null(svn_fs_fs__rep_cache_get(&found, fs, digest("hello\n",
+                                       svn_checksum_sha1), pool, pool));
+  assert_null(svn_fs_fs__rep_cache_match(&match, fs, found, &new_rep, pool));
+  assert_true(match);
+  /* Same size, other contents (a pretend SHA-1 collision). */
+  memcpy(new_rep.md5_digest, digest("jello\n", svn_checksum_md5),
+         APR_MD5_DIGESTSIZE);
+  assert_null(svn_fs_fs__rep_cache_match(&match, fs, found, &new_rep, pool));
+  assert_false(match);
+  new_rep.expanded_size = 7;
+  assert_null(svn_fs_fs__rep_cache_match(&match, fs, found, &new_rep, pool));
+  assert_false(match);
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
+/* Adding creates rep-cache.db with stock's schema; rows past youngest
+   are never handed out; rows already there are kept. */
+static void
+test_add(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t *rep, a, b;
+  apr_array_header_t *reps = apr_array_make(pool, 2, sizeof(void *));
+  const char *dir = make_repo(&fs, FALSE);
+
+  memset(&a, 0, sizeof(a));
+  a.revision = 0;
+  a.item_index = 3;
+  a.size = 10;
+  a.expanded_size = 4;
+  a.has_sha1 = TRUE;
+  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
+         APR_SHA1_DIGESTSIZE);
+  b = a;
+  b.revision = 7;
+  memcpy(b.sha1_digest, digest("def\n", svn_checksum_sha1),
+         APR_SHA1_DIGESTSIZE);
+  APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
+  APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &b;
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  /* r0 rows are never shared, r7 does not exist. */
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs, b.sha1_digest, pool, pool));
+  assert_null(rep);
+  assert_int_equal(0, system(apr_psprintf(pool,
+    "cd %s && test \"$(sqlite3 r/db/rep-cache.db 'select count(*) from "
+    "rep_cache')\" = 2 && test \"$(sqlite3 r/db/rep-cache.db "
+    "'pragma user_version')\" = 1 && sqlite3 r/db/rep-cache.db .schema | "
+    "grep -q 'expanded_size INTEGER NOT NULL'", dir)));
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
+/* Without rep-cache.db, get finds nothing and creates nothing. */
+static void
+test_missing_db(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t *rep;
+  const char *dir = make_repo(&fs, FALSE);
+
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs, digest("x",
+                                       svn_checksum_sha1), pool, pool));
+  assert_null(rep);
+  assert_int_equal(0, system(apr_psprintf(pool,
+                   "test ! -e %s/r/db/rep-cache.db", dir)));
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_get_stock_row),
+    cmocka_unit_test(test_match_guard),
+    cmocka_unit_test(test_add),
+    cmocka_unit_test(test_missing_db),
+  };
+  return RUN_TESTS_WITH_POOL(tests, pool);
+}
