@@ -95,7 +95,7 @@ svn_fs_fs__txn_name_parse(svn_fs_fs__txn_id_t *txn_id, const char *name)
 {
   if (!svn_fs_fs__id_txn_parse(txn_id, name, strlen(name)))
     return svn_error_createf(SVN_ERR_FS_MALFORMED_TXN_ID, NULL,
-                             "Malformed transaction ID '%s' (rule TXN-1)",
+                             "malformed txn id '%s'",
                              name);
   return SVN_NO_ERROR;
 }
