@@ -115,7 +115,8 @@ lock_and_open(svn_fs_fs__protorev_t *p, protorev_lock_t *lock,
                                                              scratch_pool),
                            APR_READ | APR_WRITE | APR_CREATE, APR_OS_DEFAULT,
                            p->pool));
-  err = svn_io_lock_open_file(lock->lock_file, TRUE, TRUE, scratch_pool);
+  /* The lock lives (and is released) with the handle's pool. */
+  err = svn_io_lock_open_file(lock->lock_file, TRUE, TRUE, p->pool);
   if (err && APR_STATUS_IS_EAGAIN(err->apr_err))
     {
       svn_error_clear(err);
@@ -179,10 +180,14 @@ svn_fs_fs__protorev_close(svn_fs_fs__protorev_t *protorev)
   if (protorev->file)
     err = svn_io_file_close(protorev->file, protorev->pool);
   protorev->file = NULL;
-  /* Closing the lock file releases the fcntl lock. */
+  /* Unlocking also drops the pool cleanup svn_io_lock_open_file set. */
   if (lock->lock_file)
-    err = svn_error_compose_create(err, svn_io_file_close(lock->lock_file,
-                                                          protorev->pool));
+    {
+      err = svn_error_compose_create(
+              err, svn_io_unlock_open_file(lock->lock_file, protorev->pool));
+      err = svn_error_compose_create(
+              err, svn_io_file_close(lock->lock_file, protorev->pool));
+    }
   lock->lock_file = NULL;
   err = svn_error_compose_create(err, release_claim(lock));
   lock->closed = TRUE;

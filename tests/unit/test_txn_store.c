@@ -285,6 +285,21 @@ test_fold(void **state)
     }
 }
 
+/* TRUE if some process holds an fcntl lock on PATH (Linux /proc/locks;
+   other processes, e.g. the stock module, see exactly these). */
+static svn_boolean_t
+fcntl_locked(const char *path)
+{
+  apr_finfo_t finfo;
+  svn_stringbuf_t *locks;
+  const char *needle;
+
+  check(svn_io_stat(&finfo, path, APR_FINFO_INODE, pool));
+  check(svn_stringbuf_from_file2(&locks, "/proc/locks", pool));
+  needle = apr_psprintf(pool, ":%lu ", (unsigned long)finfo.inode);
+  return strstr(locks->data, needle) != NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Transactions on disk                                                 */
 
@@ -550,7 +565,13 @@ test_protorev(void **state)
       apr_pool_t *ppool = svn_pool_create(pool);
       svn_error_t *err;
 
+      const char *lock_path = svn_fs_fs__txn_protorev_lock_path(fs, &id,
+                                                                 pool);
+
+      assert_false(fcntl_locked(lock_path));
       check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
+      /* held across processes while the handle is open */
+      assert_true(fcntl_locked(lock_path));
       err = svn_fs_fs__protorev_open(&p2, fs, &id, pool, pool);
       expect_code(svn_error_dup(err), SVN_ERR_FS_REP_BEING_WRITTEN);
       assert_non_null(strstr(err->message, "by this process"));
@@ -608,10 +629,13 @@ test_protorev(void **state)
           assert_int_equal(txn_file(fs, &id, "index.p2l")->len, 48);
         }
       check(svn_fs_fs__protorev_close(p));
+      assert_false(fcntl_locked(lock_path));
       check(svn_fs_fs__protorev_close(p));
       /* reopen after close, and after pool clearing */
       check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
+      assert_true(fcntl_locked(lock_path));
       svn_pool_clear(ppool);
+      assert_false(fcntl_locked(lock_path));
       check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
       check(svn_fs_fs__protorev_offset(&offset, p, pool));
       assert_int_equal(offset, size);
