@@ -369,11 +369,10 @@ svn_fs_fs__txn_list(apr_array_header_t **names, svn_fs_t *fs,
     {
       const char *name = apr_hash_this_key(hi);
       apr_size_t len = strlen(name);
-      svn_fs_fs__txn_id_t id;
 
-      /* Only "<name>.txn" with a well-formed name is a transaction. */
-      if (len <= 4 || strcmp(name + len - 4, ".txn") != 0
-          || !svn_fs_fs__id_txn_parse(&id, name, len - 4))
+      /* Every "<name>.txn" is listed, well-formed or not, as stock lists
+         them (opening a malformed one then fails, TXN-1). */
+      if (len <= 4 || strcmp(name + len - 4, ".txn") != 0)
         continue;
       APR_ARRAY_PUSH(result, const char *)
         = apr_pstrmemdup(result_pool, name, len - 4);
