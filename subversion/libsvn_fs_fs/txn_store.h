@@ -241,6 +241,16 @@ svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
                              apr_uint64_t want_index,
                              apr_pool_t *scratch_pool);
 
+/* Logical addressing: take the next user item index of PROTOREV's
+   transaction from "itemidx" (TXN-4) for an item whose index must be
+   known before its bytes are written (node-revs carry their own id);
+   register it later with svn_fs_fs__protorev_add_item(..., WANT_INDEX =
+   that index). */
+svn_error_t *
+svn_fs_fs__protorev_reserve_item(apr_uint64_t *item_index,
+                                 svn_fs_fs__protorev_t *protorev,
+                                 apr_pool_t *scratch_pool);
+
 /* A representation being appended to a proto-revision file. */
 typedef struct svn_fs_fs__protorev_rep_t svn_fs_fs__protorev_rep_t;
 

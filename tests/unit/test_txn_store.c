@@ -644,6 +644,14 @@ test_protorev(void **state)
           assert_int_equal(txn_file(fs, &id, "index.l2p")->len, 16);
           assert_int_equal(txn_file(fs, &id, "index.p2l")->len, 48);
         }
+      if (repos[r].format >= 7)
+        {
+          apr_uint64_t item;
+
+          check(svn_fs_fs__protorev_reserve_item(&item, p, pool));
+          assert_int_equal(item, 4);
+          assert_bytes(txn_file(fs, &id, "itemidx"), "5", 1);
+        }
       check(svn_fs_fs__protorev_close(p));
       assert_false(fcntl_locked(lock_path));
       check(svn_fs_fs__protorev_close(p));
