@@ -480,6 +480,7 @@ def main(title, setup, module):
                            % ", ".join(looked))
     try:
         setup()
+        progress("setup done (reference repositories, per-run copies)")
     except SetupError as e:
         print("HARNESS ERROR (stock side / environment): %s" % e, flush=True)
         sys.exit(99)
