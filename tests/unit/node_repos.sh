@@ -7,6 +7,15 @@
 set -e
 unset LD_LIBRARY_PATH
 dir=$1
+# The stock commits below take a minute on a busy machine, so the result
+# is built once per version of this script into $FSFS7_TEST_CACHE
+# (default /tmp/fsfs7-test-cache) and copied from there afterwards.
+cache=${FSFS7_TEST_CACHE:-/tmp/fsfs7-test-cache}/node-repos-$(sha256sum "$0" | cut -c1-16)
+if [ -d "$cache" ]; then
+  mkdir -p "$dir"
+  cp -a "$cache/." "$dir/"
+  exit 0
+fi
 for v in 6 8; do
   case $v in 6) cv=1.8;; 8) cv=1.10;; esac
   R=$dir/f$v; W=$dir/wc$v
@@ -42,3 +51,8 @@ HOOK
   mv $dir/txn-f$v $R/db/transactions/$(cat $dir/txn-f$v.name).txn
   cd $dir
 done
+# Publish to the cache (atomically; a concurrent run may have won).
+mkdir -p "${cache%/*}"
+tmp=$cache.tmp$$
+rm -rf "$tmp"
+cp -a "$dir" "$tmp" && mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"

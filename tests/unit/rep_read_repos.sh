@@ -6,6 +6,15 @@
 # larger than two delta windows, one is incompressible.
 set -e
 dir=$1
+# The stock commits below take a minute on a busy machine, so the result
+# is built once per version of this script into $FSFS7_TEST_CACHE
+# (default /tmp/fsfs7-test-cache) and copied from there afterwards.
+cache=${FSFS7_TEST_CACHE:-/tmp/fsfs7-test-cache}/rep-read-repos-$(sha256sum "$0" | cut -c1-16)
+if [ -d "$cache" ]; then
+  mkdir -p "$dir"
+  cp -a "$cache/." "$dir/"
+  exit 0
+fi
 rm -rf "$dir"
 mkdir -p "$dir/src"
 unset LD_LIBRARY_PATH   # always the stock module here
@@ -46,3 +55,8 @@ for spec in f6:1.8:zlib f7:1.9:zlib f7p:1.9:zlib f8:1.10:lz4 f8none:1.10:none; d
   fi
 done
 rm -rf "$dir/src"
+# Publish to the cache (atomically; a concurrent run may have won).
+mkdir -p "${cache%/*}"
+tmp=$cache.tmp$$
+rm -rf "$tmp"
+cp -a "$dir" "$tmp" && mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"
