@@ -207,6 +207,44 @@ test_load(void **state)
   sh(pool, "rm -rf %s", dir);
 }
 
+/* Transactions begun by one module and committed by the other, in both
+   directions, on f6/f7/f8 (tests/integration/txn_tool drives one step
+   per process; skipped when it is not built). */
+static void
+test_cross_module(void **state)
+{
+  const char *dir = scratch_dir(pool);
+  const char *run = runner(pool);
+  const char *tool = apr_psprintf(pool, "%.*s/tests/integration/txn_tool",
+                                  (int)(strlen(run)
+                                        - strlen("/tools/fsfs7-run")), run);
+  const char *versions[] = { "1.8", "1.9", "1.10" };
+  int i;
+
+  if (sh(pool, "test -x %s", tool) != 0)
+    skip();
+  for (i = 0; i < 3; i++)
+    {
+      const char *r = apr_psprintf(pool, "%s/r%d", dir, i);
+
+      assert_int_equal(0, sh(pool, "svnadmin create --compatible-version %s"
+                             " %s", versions[i], r));
+      /* stock begins and edits, ours edits too and commits */
+      assert_int_equal(0, sh(pool, "T=%s; t=$($T begin %s) && $T mkdir %s "
+                             "$t /d && $T edit %s $t /d/f hello && %s $T "
+                             "edit %s $t /g world && test \"$(%s $T commit "
+                             "%s $t)\" = 1", tool, r, r, r, run, r, run, r));
+      /* ours begins and edits, stock commits */
+      assert_int_equal(0, sh(pool, "T=%s; t=$(%s $T begin %s) && %s $T edit "
+                             "%s $t /d/f hello2 && test \"$($T commit %s $t)"
+                             "\" = 2", tool, run, r, run, r, r));
+      assert_int_equal(0, sh(pool, "svnadmin verify -q %s && test \"$("
+                             "svnlook cat %s d/f)\" = hello2 && test -z "
+                             "\"$(svnadmin lstxns %s)\"", r, r, r));
+    }
+  sh(pool, "rm -rf %s", dir);
+}
+
 /* A new shard: revision 4 of a repository with 4 revisions per shard. */
 static void
 test_new_shard(void **state)
@@ -236,6 +274,7 @@ main(void)
     cmocka_unit_test(test_new_shard),
     cmocka_unit_test(test_merge_on_commit),
     cmocka_unit_test(test_load),
+    cmocka_unit_test(test_cross_module),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
