@@ -1,8 +1,8 @@
 /* commit.c --- turning a transaction into a revision (commit.h;
- * the protocol is doc/format/commit.md, steps COMMIT-1 .. COMMIT-9).
+ * the protocol is doc/format/commit.md, steps COMMIT-0 .. COMMIT-9).
  *
  * Call tree:
- *   svn_fs_fs__commit_txn            merge loop (merge.h), then
+ *   svn_fs_fs__commit_txn            COMMIT-0 merge loop (merge.h), then
  *     svn_fs_fs__with_write_lock(commit_body)
  *       check_up_to_date             COMMIT-1
  *       check_locks                  COMMIT-2
@@ -54,7 +54,6 @@
 #include "paths.h"
 #include "repo.h"
 #include "locks_read.h"
-#include "tree.h"
 #include "index.h"
 #include "rep_read.h"
 
@@ -88,26 +87,16 @@ reserve_item_index(apr_uint64_t *item, commit_ctx_t *ctx,
   const char *path = svn_fs_fs__txn_path(ctx->fs, &ctx->txn_id, "itemidx",
                                          scratch_pool);
   svn_stringbuf_t *text;
-  svn_error_t *err;
   const char *next;
 
-  err = svn_stringbuf_from_file2(&text, path, scratch_pool);
-  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
-    {
-      svn_error_clear(err);
-      text = svn_stringbuf_create("3", scratch_pool);
-    }
+  SVN_ERR(svn_fs_fs__txn_file_read(&text, path, scratch_pool));
+  if (text)
+    SVN_ERR(svn_fs_fs__txn_itemidx_parse(item, text->data, text->len, path));
   else
-    SVN_ERR(err);
-  svn_stringbuf_strip_whitespace(text);
-  if (svn_cstring_strtoui64(item, text->data, SVN_FS_FS__ITEM_INDEX_FIRST_USER,
-                            APR_UINT64_MAX - 1, 10))
-    return svn_error_createf(SVN_ERR_FS_CORRUPT, NULL,
-                             "Corrupt item index file '%s'",
-                             svn_dirent_local_style(path, scratch_pool));
+    *item = SVN_FS_FS__ITEM_INDEX_FIRST_USER;
   next = apr_psprintf(scratch_pool, "%" APR_UINT64_T_FMT, *item + 1);
-  return svn_error_trace(svn_io_write_atomic2(path, next, strlen(next),
-                                              NULL, FALSE, scratch_pool));
+  return svn_error_trace(svn_fs_fs__txn_file_write(path, next, strlen(next),
+                                                   FALSE, scratch_pool));
 }
 
 /* ------------------------------------------------------------------ */
@@ -132,24 +121,6 @@ finalize_rep(svn_fs_fs__rep_t *rep, svn_revnum_t rev)
       rep->revision = rev;
       rep->in_txn = FALSE;
     }
-}
-
-/* A uniquifier "<txn>/_<n>" with a fresh node id of the transaction, as
-   the stock module gives every new property rep. */
-static svn_error_t *
-new_uniquifier(const char **uniquifier, commit_ctx_t *ctx,
-               apr_pool_t *result_pool, apr_pool_t *scratch_pool)
-{
-  svn_fs_fs__id_part_t node_id;
-  char part[SVN_FS_FS__ID_PART_MAX];
-
-  SVN_ERR(svn_fs_fs__txn_new_node_id(&node_id, ctx->fs, &ctx->txn_id,
-                                     scratch_pool));
-  svn_fs_fs__id_part_unparse(part, &node_id);
-  *uniquifier = apr_pstrcat(result_pool,
-                            svn_fs_fs__txn_name(&ctx->txn_id, scratch_pool),
-                            "/", part, SVN_VA_NULL);
-  return SVN_NO_ERROR;
 }
 
 /* A rep with the same fulltext as NEW_REP that is already stored (this
@@ -252,7 +223,9 @@ write_container_rep(svn_fs_fs__rep_t **rep, commit_ctx_t *ctx,
                                            scratch_pool));
     }
   if (props)
-    SVN_ERR(new_uniquifier(&r->uniquifier, ctx, ctx->pool, scratch_pool));
+    SVN_ERR(svn_fs_fs__txn_new_uniquifier(&r->uniquifier, ctx->fs,
+                                          &ctx->txn_id, ctx->pool,
+                                          scratch_pool));
   if (props && !shared)
     {
       apr_hash_set(ctx->reps_by_sha1, r->sha1_digest, APR_SHA1_DIGESTSIZE, r);
