@@ -2,9 +2,10 @@
  *
  * Maps (revision, item index) to an absolute offset in the rev / pack file:
  * through the L2P index for logical addressing, by offset arithmetic (plus
- * the pack manifest) for physical addressing.  The P2L index answers the
- * reverse question.  Formats: doc/format/addressing.md.  Owner: the
- * addressing layer (index.c, index_codec.c, footer.c, manifest).
+ * the pack manifest, which revfile.h reads) for physical addressing.  The
+ * P2L index answers the reverse question.  Formats:
+ * doc/format/addressing.md.  Owner: the addressing layer (index.c,
+ * index_codec.c, footer.c).
  */
 #ifndef FSFS7_INDEX_H
 #define FSFS7_INDEX_H

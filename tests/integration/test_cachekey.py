@@ -9,6 +9,11 @@ for both) must answer each URL with that repository's own text, exactly
 as the stock module does.  file:// reads (one process per command) are
 compared too.
 
+The same server also takes 16 `svn lock` / `svn unlock` requests at once
+on one repository: each connection has its own svn_fs_t, all of them
+share the repository's in-process write lock, and stock must then list
+exactly the locks that were taken.
+
 Everything runs on loopback: svnserve listens on 127.0.0.1 on a free port,
 is killed at the end of each test, and by a watchdog after SERVE_SECONDS
 whatever happens.
@@ -16,6 +21,7 @@ Tests are named test_cachekey_<what>.
 """
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -30,6 +36,7 @@ import fsfs7test as T  # noqa: E402
 S = None                 # T.Scratch of this run
 SERVE_SECONDS = 120      # an svnserve left behind dies after this anyway
 FORMATS = {"f6": "1.8", "f7": "1.9", "f8": None}
+MINE = os.path.realpath(os.path.join(T.MODULE_DIR, "libsvn_fs_fs-1.so.1"))
 
 
 def setup():
@@ -136,7 +143,78 @@ def cat(url, ours=False):
     return p.returncode, p.stdout, p.stderr
 
 
+def make_lock_repo(tag):
+    """ROOT/R with files f1..f16, writable by user u (password p)."""
+    root = S.path(tag)
+    os.makedirs(root)
+    repo = os.path.join(root, "R")
+    T.stock_ok("svnadmin", "create", repo)
+    wc = S.path(tag + "-wc")
+    T.stock_ok("svn", "checkout", "-q", T.url(repo), wc)
+    for i in range(1, LOCKERS + 1):
+        with open(os.path.join(wc, "f%d" % i), "w") as f:
+            f.write("%d\n" % i)
+    T.stock_ok("svn", "add", "-q", *[os.path.join(wc, "f%d" % i)
+                                     for i in range(1, LOCKERS + 1)])
+    T.stock_ok("svn", "commit", "-q", "-m", "files", wc)
+    with open(os.path.join(repo, "conf", "svnserve.conf"), "w") as f:
+        f.write("[general]\nanon-access = read\nauth-access = write\n"
+                "password-db = passwd\n")
+    with open(os.path.join(repo, "conf", "passwd"), "w") as f:
+        f.write("[users]\nu = p\n")
+    return root, repo
+
+
+LOCKERS = 16
+
+
+def run_parallel(argvs):
+    """Run the stock client commands ARGVS all at once; their results."""
+    procs = [subprocess.Popen(a, env=T.stock_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) for a in argvs]
+    out = []
+    for p in procs:
+        try:
+            o, e = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            o, e = p.communicate()
+        out.append((p.returncode, o, e))
+    return out
+
+
 class CacheKey(unittest.TestCase):
+
+    def check_parallel_locks(self, ours):
+        root, repo = make_lock_repo("locks-%s" % ("ours" if ours else "stock"))
+        auth = ["--username", "u", "--password", "p", "--non-interactive",
+                "--no-auth-cache"]
+        srv = Server(root, ours)
+        try:
+            res = run_parallel([["svn", "lock", "-q", "-m", "l%d" % i] + auth
+                                + [srv.url("R", "f%d" % i)]
+                                for i in range(1, LOCKERS + 1)])
+            for rc, _, err in res:
+                self.assertEqual(rc, 0, err.decode(errors="replace"))
+            self.assertEqual(srv.loaded_module() == MINE, ours)
+            p = T.stock_ok("svnadmin", "lslocks", repo)
+            paths = sorted(re.findall(rb"^Path: (\S+)$", p.stdout, re.M))
+            self.assertEqual(paths, sorted(b"/f%d" % i for i in range(1, LOCKERS + 1)))
+            res = run_parallel([["svn", "unlock", "-q"] + auth
+                                + [srv.url("R", "f%d" % i)]
+                                for i in range(1, LOCKERS + 1)])
+            for rc, _, err in res:
+                self.assertEqual(rc, 0, err.decode(errors="replace"))
+        finally:
+            srv.stop()
+        self.assertEqual(T.stock_ok("svnadmin", "lslocks", repo).stdout, b"")
+        T.stock_ok("svnadmin", "verify", "-q", repo)
+
+    def test_cachekey_parallel_locks_stock(self):
+        self.check_parallel_locks(False)
+
+    def test_cachekey_parallel_locks_ours(self):
+        self.check_parallel_locks(True)
 
     def check_svnserve(self, variant):
         root = make_pair("serve-" + variant, FORMATS[variant])
@@ -152,12 +230,8 @@ class CacheKey(unittest.TestCase):
                                      % (repo, "ours" if ours else "stock"))
                     rc, out, err = cat(srv.url(repo, "t/f@2"))
                     self.assertEqual((rc, out), (0, b"two\n"), err)
-                mod = srv.loaded_module()
-                mine = os.path.realpath(os.path.join(T.MODULE_DIR, "libsvn_fs_fs-1.so.1"))
-                if ours:
-                    self.assertEqual(mod, mine, "svnserve did not load fsfs7")
-                else:
-                    self.assertNotEqual(mod, mine, "stock run loaded fsfs7")
+                self.assertEqual(srv.loaded_module() == MINE, ours,
+                                 "wrong module loaded (ours=%s)" % ours)
             finally:
                 srv.stop()
 
@@ -177,8 +251,14 @@ class CacheKey(unittest.TestCase):
     def test_cachekey_svnserve_f8(self):
         self.check_svnserve("f8")
 
+    def test_cachekey_file_url_f6(self):
+        self.check_file_url("f6")
+
     def test_cachekey_file_url_f7(self):
         self.check_file_url("f7")
+
+    def test_cachekey_file_url_f8(self):
+        self.check_file_url("f8")
 
 
 if __name__ == "__main__":
