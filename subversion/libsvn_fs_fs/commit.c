@@ -75,31 +75,6 @@ typedef struct commit_ctx_t
 } commit_ctx_t;
 
 /* ------------------------------------------------------------------ */
-/* Item indexes                                                        */
-
-/* Reserve the next user item index of the transaction (its "itemidx"
-   file, TXN-4) for an item whose index must be known before its bytes
-   are written: node-revs carry their own id. */
-static svn_error_t *
-reserve_item_index(apr_uint64_t *item, commit_ctx_t *ctx,
-                   apr_pool_t *scratch_pool)
-{
-  const char *path = svn_fs_fs__txn_path(ctx->fs, &ctx->txn_id, "itemidx",
-                                         scratch_pool);
-  svn_stringbuf_t *text;
-  const char *next;
-
-  SVN_ERR(svn_fs_fs__txn_file_read(&text, path, scratch_pool));
-  if (text)
-    SVN_ERR(svn_fs_fs__txn_itemidx_parse(item, text->data, text->len, path));
-  else
-    *item = SVN_FS_FS__ITEM_INDEX_FIRST_USER;
-  next = apr_psprintf(scratch_pool, "%" APR_UINT64_T_FMT, *item + 1);
-  return svn_error_trace(svn_fs_fs__txn_file_write(path, next, strlen(next),
-                                                   FALSE, scratch_pool));
-}
-
-/* ------------------------------------------------------------------ */
 /* Final ids and reps                                                  */
 
 /* A transaction-local node or copy id "_<n>" becomes "<n>-<REV>". */
@@ -322,7 +297,8 @@ write_noderev_item(commit_ctx_t *ctx, svn_fs_fs__noderev_t *noderev,
   else if (is_root)
     item = SVN_FS_FS__ITEM_INDEX_ROOT_NODE;
   else
-    SVN_ERR(reserve_item_index(&item, ctx, scratch_pool));
+    SVN_ERR(svn_fs_fs__protorev_reserve_item(&item, ctx->protorev,
+                                             scratch_pool));
   noderev->id = svn_fs_fs__id_create_rev(&node_id, &copy_id, ctx->new_rev,
                                          item, result_pool);
   if (!SVN_IS_VALID_REVNUM(noderev->copyroot_rev))
