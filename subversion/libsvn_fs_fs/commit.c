@@ -581,11 +581,16 @@ static svn_error_t *
 final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
                apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
+  const svn_string_t *flag;
   svn_boolean_t client_date;
 
   SVN_ERR(svn_fs_fs__txn_get_props(props, ctx->fs, &ctx->txn_id, FALSE,
                                    result_pool, scratch_pool));
-  client_date = svn_hash_gets(*props, SVN_FS__PROP_TXN_CLIENT_DATE) != NULL;
+  /* "1" only once the client changed svn:date of a transaction begun
+     with SVN_FS_TXN_CLIENT_DATE; "0" means the begin-time date, which
+     the commit time replaces. */
+  flag = svn_hash_gets(*props, SVN_FS__PROP_TXN_CLIENT_DATE);
+  client_date = flag && strcmp(flag->data, "1") == 0;
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_LOCKS, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_OOD, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CLIENT_DATE, NULL);
