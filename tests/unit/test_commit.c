@@ -245,6 +245,37 @@ test_cross_module(void **state)
   sh(pool, "rm -rf %s", dir);
 }
 
+/* svn:date of a transaction begun with SVN_FS_TXN_CLIENT_DATE: the
+   client's when it set one, else the commit time -- the same through
+   ours and through stock (tests/unit/commit_date_tool). */
+static void
+test_client_date(void **state)
+{
+  const char *dir = scratch_dir(pool);
+  const char *run = runner(pool);
+  const char *tool = apr_psprintf(pool, "%.*s/tests/unit/commit_date_tool",
+                                  (int)(strlen(run)
+                                        - strlen("/tools/fsfs7-run")), run);
+  const char *date = "2001-02-03T04:05:06.000007Z";
+
+  if (sh(pool, "test -x %s", tool) != 0)
+    skip();
+  assert_int_equal(0, sh(pool, "svnadmin create %s/o", dir));
+  assert_int_equal(0, sh(pool, "test \"$(%s %s %s/o %s)\" = %s", run, tool,
+                         dir, date, date));
+  assert_int_equal(0, sh(pool, "test \"$(%s %s %s/o)\" \\> "
+                         "2020-01-01T00:00:00.000000Z", run, tool, dir));
+  assert_int_equal(0, sh(pool, "test \"$(%s %s/o %s)\" = %s", tool, dir,
+                         date, date));
+  /* Not set by the client: the commit time, not the begin time. */
+  assert_int_equal(0, sh(pool, "test \"$(%s %s %s/o wait)\" = later", run,
+                         tool, dir));
+  assert_int_equal(0, sh(pool, "svnadmin verify -q %s/o && test \"$("
+                         "svnlook date -r1 %s/o | cut -c1-4)\" = 2001",
+                         dir, dir));
+  sh(pool, "rm -rf %s", dir);
+}
+
 /* A new shard: revision 4 of a repository with 4 revisions per shard. */
 static void
 test_new_shard(void **state)
@@ -275,6 +306,7 @@ main(void)
     cmocka_unit_test(test_merge_on_commit),
     cmocka_unit_test(test_load),
     cmocka_unit_test(test_cross_module),
+    cmocka_unit_test(test_client_date),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
