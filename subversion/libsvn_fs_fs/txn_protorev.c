@@ -394,6 +394,29 @@ read_proto_index(svn_stringbuf_t **contents, const char **path,
   return SVN_NO_ERROR;
 }
 
+/* Keep in L2P only the items that have an entry in P2L (whose entries
+   all end within the file): an L2P record whose item was cut off with
+   the end of the file (a crash between append and truncate) goes. */
+static void
+drop_unbacked_items(apr_array_header_t *l2p, const apr_array_header_t *p2l,
+                    apr_pool_t *scratch_pool)
+{
+  svn_boolean_t *backed = apr_pcalloc(scratch_pool,
+                                      (apr_size_t)l2p->nelts + 1);
+  int i;
+
+  for (i = 0; i < p2l->nelts; i++)
+    {
+      apr_uint64_t item = APR_ARRAY_IDX(p2l, i, svn_fs_fs__p2l_entry_t)
+                            .item_index;
+      if (item < (apr_uint64_t)l2p->nelts)
+        backed[item] = TRUE;
+    }
+  for (i = 0; i < l2p->nelts; i++)
+    if (!backed[i])
+      APR_ARRAY_IDX(l2p, i, apr_off_t) = -1;
+}
+
 svn_error_t *
 svn_fs_fs__txn_proto_indexes(apr_array_header_t **l2p,
                              apr_array_header_t **p2l, svn_fs_t *fs,
@@ -406,21 +429,12 @@ svn_fs_fs__txn_proto_indexes(apr_array_header_t **l2p,
   apr_array_header_t *revs, *entries;
   int i;
 
-  SVN_ERR(read_proto_index(&text, &path, fs, txn_id, "index.l2p",
-                           scratch_pool));
-  SVN_ERR(svn_fs_fs__proto_l2p_parse(&revs, (const unsigned char *)text->data,
-                                     text->len, path, result_pool));
-  *l2p = APR_ARRAY_IDX(revs, 0, apr_array_header_t *);
-  for (i = 0; i < (*l2p)->nelts; i++)
-    if (APR_ARRAY_IDX(*l2p, i, apr_off_t) >= file_size)
-      APR_ARRAY_IDX(*l2p, i, apr_off_t) = -1;
-
   SVN_ERR(read_proto_index(&text, &path, fs, txn_id, "index.p2l",
                            scratch_pool));
   SVN_ERR(svn_fs_fs__proto_p2l_parse(&entries,
                                      (const unsigned char *)text->data,
                                      text->len, path, result_pool));
-  /* Entries are in offset order: keep the prefix that fits. */
+  /* Entries are in offset order: keep the prefix that fits (TXN-12). */
   for (i = 0; i < entries->nelts; i++)
     {
       const svn_fs_fs__p2l_entry_t *e
@@ -430,6 +444,13 @@ svn_fs_fs__txn_proto_indexes(apr_array_header_t **l2p,
     }
   entries->nelts = i;
   *p2l = entries;
+
+  SVN_ERR(read_proto_index(&text, &path, fs, txn_id, "index.l2p",
+                           scratch_pool));
+  SVN_ERR(svn_fs_fs__proto_l2p_parse(&revs, (const unsigned char *)text->data,
+                                     text->len, path, result_pool));
+  *l2p = APR_ARRAY_IDX(revs, 0, apr_array_header_t *);
+  drop_unbacked_items(*l2p, entries, scratch_pool);
   return SVN_NO_ERROR;
 }
 

@@ -674,6 +674,11 @@ test_protorev(void **state)
                            svn__fnv1a_32x4(bytes->data, bytes->len));
           assert_int_equal(APR_ARRAY_IDX(p2l, 0, svn_fs_fs__p2l_entry_t).size,
                            size);
+          /* an item cut off by the file's end is in neither index */
+          check(svn_fs_fs__txn_proto_indexes(&l2p, &p2l, fs, &id, size - 1,
+                                             pool, pool));
+          assert_int_equal(p2l->nelts, 0);
+          assert_int_equal(APR_ARRAY_IDX(l2p, 3, apr_off_t), -1);
         }
       else
         {
