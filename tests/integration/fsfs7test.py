@@ -393,6 +393,29 @@ class Scratch:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class RepoCopies(dict):
+    """(dataset, variant) -> this run's copy of that reference repository,
+    made on first use (a run copies only what its tests read)."""
+
+    def bind(self, scratch, datasets):
+        self.scratch, self.datasets = scratch, datasets
+
+    def __missing__(self, key):
+        path = self.scratch.copy_repo(self.datasets[key[0]].repos[key[1]], "%s-%s" % key)
+        self[key] = path
+        return path
+
+
+# Quick depth runs maven-small on these variants (physical addressing,
+# packed logical, format 8); the generated history, small, on all seven.
+MAVEN_QUICK = ("f6", "f7p", "f8")
+
+
+def variants_for(dataset):
+    """The variants a dataset's per-variant tests run on at this depth."""
+    return list(VARIANTS) if SLOW or dataset != "maven" else list(MAVEN_QUICK)
+
+
 def url(repo, path=""):
     return "file://" + os.path.abspath(repo) + ("/" + path if path else "")
 

@@ -21,7 +21,7 @@ MAVEN, LOOKED = T.find_maven_small()
 DATASETS = ["gen"] + (["maven"] if MAVEN else [])
 DS = {}
 S = None          # T.Scratch of this run
-REPOS = {}        # (dataset, variant) -> per-run copy of the reference repo
+REPOS = T.RepoCopies()        # (dataset, variant) -> per-run copy of the reference repo
 
 
 def setup():
@@ -30,9 +30,7 @@ def setup():
     if MAVEN:
         DS["maven"] = T.reference_repos(T.Dataset("maven", MAVEN))
     S = T.Scratch("foundation")
-    for name, ds in DS.items():
-        for v, path in ds.repos.items():
-            REPOS[name, v] = S.copy_repo(path, "%s-%s" % (name, v))
+    REPOS.bind(S, DS)     # copies made on first use
 
 
 # ---- creating repositories ------------------------------------------------
@@ -249,7 +247,7 @@ def _add(cls, name, fn, *args):
 
 
 for _ds in DATASETS:
-    for _v in T.VARIANTS:
+    for _v in T.variants_for(_ds):
         _add(RevpropsRead, "test_issue2_svnlook_info_log_%s_%s" % (_ds, _v),
              check_revprops_read, _ds, _v)
 for _v in T.VARIANTS:

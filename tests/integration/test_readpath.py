@@ -21,7 +21,7 @@ MAVEN, LOOKED = T.find_maven_small()
 DATASETS = ["gen"] + (["maven"] if MAVEN else [])
 DS = {}
 S = None
-REPOS = {}
+REPOS = T.RepoCopies()
 ALL = list(T.VARIANTS)
 SOME = ["f6", "f7p", "f8p"]      # for the expensive checks
 COMPAT = {"f6": "1.8", "f7": "1.9", "f8": None}
@@ -33,9 +33,7 @@ def setup():
     if MAVEN:
         DS["maven"] = T.reference_repos(T.Dataset("maven", MAVEN))
     S = T.Scratch("readpath")
-    for name, ds in DS.items():
-        for v, path in ds.repos.items():
-            REPOS[name, v] = S.copy_repo(path, "%s-%s" % (name, v))
+    REPOS.bind(S, DS)     # copies made on first use
 
 
 def sample_revs(youngest, n=10):
@@ -294,7 +292,7 @@ def _add(cls, name, fn, *args):
 
 
 for _ds in DATASETS:
-    for _v in ALL:
+    for _v in T.variants_for(_ds):
         _add(Dumps, "test_issue3_dump_full_%s_%s" % (_ds, _v), check_dump_full, _ds, _v)
         _add(Dumps, "test_issue3_dump_incremental_%s_%s" % (_ds, _v),
              check_dump_incremental, _ds, _v)
