@@ -4,15 +4,19 @@
 #   1. generate a history with tools/gen_history.py;
 #   2. create repositories with OUR module in formats 6, 7 and 8, show stock
 #      `svnadmin info` of each and verify them with STOCK;
-#   3. read path: load the generated history (and maven-small when it is
-#      there) with STOCK into f7 and f6 repos, pack them, and time read
-#      operations stock vs ours, printing the speed ratio and whether the
-#      outputs are identical.  Failures of ours are printed, not fatal,
-#      while the read path is incomplete.
+#   3. write path: load the generated history (and maven-small when it is
+#      there) into f7 and f6 repos with OUR module and, for comparison, with
+#      STOCK (timed, ratio printed); stock verifies ours and stock's dumps
+#      of both must be identical; then pack (with stock: fsfs7's own pack
+#      is not written yet);
+#   4. read path: time read operations stock vs ours on those packed
+#      repositories, printing the speed ratio and whether the outputs are
+#      identical.  Failures of ours are printed, not fatal.
 # Environment: FSFS7_JOB_DIR (default /tmp/fsfs7-main-job, recreated),
 #   FSFS7_JOB_REVS (default 1000), FSFS7_DATA (dir with maven-small).
 # Exit status: non-zero only if the set-up (build, stock side) fails or a
-# repository created by ours does not verify with stock.
+# repository created or loaded by ours does not verify with stock (or its
+# dump differs from the stock-loaded twin's).
 set -uo pipefail
 top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 run="$top/tools/fsfs7-run"
@@ -54,19 +58,36 @@ for f in 6 7 8; do
   if svnadmin verify -q "$repo"; then echo "stock svnadmin verify: OK"
   else echo "stock svnadmin verify: FAILED"; created_bad=1; fi
   if svn mkdir -q -m "first commit by stock" --parents "file://$repo/trunk/src" \
+     && ours svn mkdir -q -m "second commit, by fsfs7" "file://$repo/trunk/doc" \
      && svnadmin verify -q "$repo"; then
-    echo "stock commit + verify on it: OK (r$(svnlook youngest "$repo"))"
-  else echo "stock commit into it: FAILED"; created_bad=1; fi
+    echo "stock commit + fsfs7 commit + stock verify on it: OK (r$(svnlook youngest "$repo"))"
+  else echo "commits into it: FAILED"; created_bad=1; fi
 done
 
-say "3. read path: stock-made repositories read by stock and by fsfs7"
+say "3. write path: svnadmin load through fsfs7 and through stock"
+printf '%-34s %9s %9s %7s  %s\n' load stock_s fsfs7_s ratio "stock verify / dumps"
 mkrepo() { # name compat dumpcmd
-  local repo="$job/$1"
+  local repo="$job/$1" twin="$job/$1.stock" t s o same
   svnadmin create --compatible-version "$2" "$repo" || die "stock create failed"
   sed -i 's/^layout sharded 1000$/layout sharded 100/' "$repo/db/format"
-  bash -c "set -o pipefail; $3 | svnadmin load -q '$repo' >/dev/null" || die "stock load into $1 failed"
+  cp -a "$repo" "$twin"
+  t=$(date +%s.%N)
+  bash -c "set -o pipefail; $3 | svnadmin load -q '$twin' >/dev/null" || die "stock load into $1 failed"
+  s=$(calc "$(date +%s.%N) - $t"); t=$(date +%s.%N)
+  if ! ours bash -c "set -o pipefail; $3 | svnadmin load -q '$repo' >/dev/null"; then
+    echo "FAILED: fsfs7 load into $1"; created_bad=1
+    rm -rf "$repo"; mv "$twin" "$repo"
+  else
+    o=$(calc "$(date +%s.%N) - $t")
+    same="verify OK"
+    svnadmin verify -q "$repo" 2>/dev/null || { same="verify FAILED"; created_bad=1; }
+    if cmp -s <(svnadmin dump -q "$repo") <(svnadmin dump -q "$twin"); then same="$same, dumps identical"
+    else same="$same, dumps DIFFERENT"; created_bad=1; fi
+    printf '%-34s %9.2f %9.2f %6.2fx  %s\n' "$1 ($(svnlook youngest "$repo") revs)" "$s" "$o" \
+      "$(calc "$s / ($o + 0.0001)")" "$same"
+    rm -rf "$twin"
+  fi
   svnadmin pack -q "$repo" || die "stock pack of $1 failed"
-  echo "$1: $(svnlook youngest "$repo") revisions, $(du -sh "$repo" | cut -f1), packed in shards of 100"
 }
 mkrepo gen-f7 1.9 "cat '$job/gen.dump'"
 mkrepo gen-f6 1.8 "cat '$job/gen.dump'"
@@ -82,6 +103,9 @@ else
   echo "(maven-small.svndump.gz not found; set FSFS7_DATA to include it)"
 fi
 
+echo "(loaded by fsfs7, packed by stock in shards of 100)"
+
+say "4. read path: the packed repositories read by stock and by fsfs7"
 # time_op LABEL CMD...: run CMD with stock and with ours (best of 2 runs),
 # compare outputs, print the times and stock/ours ratio.
 printf '\n%-34s %9s %9s %7s  %s\n' operation stock_s fsfs7_s ratio output
@@ -118,7 +142,7 @@ done
 rm -f "$job"/out.* "$job"/err.*
 
 say "done"
-[ $created_bad -eq 0 ] && echo "repositories created by fsfs7: all verified by stock" \
-  || echo "repositories created by fsfs7: SOME FAILED (see section 2)"
+[ $created_bad -eq 0 ] && echo "repositories created and loaded by fsfs7: all verified by stock" \
+  || echo "repositories created or loaded by fsfs7: SOME FAILED (see sections 2 and 3)"
 echo "work dir kept: $job"
 exit $created_bad
