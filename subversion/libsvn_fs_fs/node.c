@@ -458,15 +458,88 @@ reader_next(svn_fs_fs__change_scan_t *what, apr_size_t *n,
     }
 }
 
-/* Skip SKIP entries, then read up to MAX entries into BLOCK. */
+/* Where the blocks of a changed-path list start.  A cache miss on block K
+   of a list used to mean scanning the list from entry 0; remembering the
+   file offset of every block start met on the way lets the next miss
+   begin at block K (or the nearest known block before it), so walking a
+   list of N entries block by block costs O(N), not O(N^2 / 256).  The
+   offsets of the lists of the last few revisions read are kept per
+   svn_fs_t, in subpools of fs->pool found through its userdata (svn_fs_t
+   is used by one thread at a time).  Offsets depend on whether the
+   revision is packed, so a slot is reset when that changes. */
+typedef struct block_starts_t
+{
+  svn_revnum_t rev;                /* SVN_INVALID_REVNUM: slot unused */
+  svn_boolean_t is_packed;
+  apr_array_header_t *offsets;     /* apr_off_t; [k] = start of block k */
+  apr_pool_t *pool;
+} block_starts_t;
+
+#define BLOCK_STARTS_KEY "fsfs7-node:changes-block-starts"
+#define BLOCK_STARTS_SLOTS 4
+/* Offsets kept per list: 512 KiB, i.e. lists of up to 16M entries;
+   longer lists scan from the last known block. */
+#define BLOCK_STARTS_MAX (64 * 1024)
+
+/* Changed-path entries scanned from disk (a statistic for tests). */
+apr_uint64_t svn_fs_fs__changes_entries_scanned = 0;
+
+/* The slot of FS for REV (packed or not), emptied if it was another's. */
+static block_starts_t *
+block_starts_get(svn_fs_t *fs, svn_revnum_t rev, svn_boolean_t is_packed)
+{
+  block_starts_t *slots = NULL;
+  block_starts_t *slot;
+  int k;
+
+  apr_pool_userdata_get((void **)&slots, BLOCK_STARTS_KEY, fs->pool);
+  if (slots == NULL)
+    {
+      slots = apr_pcalloc(fs->pool, sizeof(*slots) * BLOCK_STARTS_SLOTS);
+      for (k = 0; k < BLOCK_STARTS_SLOTS; k++)
+        slots[k].rev = SVN_INVALID_REVNUM;
+      apr_pool_userdata_set(slots, BLOCK_STARTS_KEY, NULL, fs->pool);
+    }
+  for (k = 0; k < BLOCK_STARTS_SLOTS; k++)
+    if (slots[k].rev == rev)
+      break;
+  slot = &slots[k < BLOCK_STARTS_SLOTS ? k : rev % BLOCK_STARTS_SLOTS];
+  if (slot->rev != rev || slot->is_packed != is_packed)
+    {
+      if (slot->pool)
+        svn_pool_clear(slot->pool);
+      else
+        slot->pool = svn_pool_create(fs->pool);
+      slot->rev = rev;
+      slot->is_packed = is_packed;
+      slot->offsets = apr_array_make(slot->pool, 4, sizeof(apr_off_t));
+    }
+  return slot;
+}
+
+/* Block BLOCK_NO of the list in STARTS starts at OFFSET.  Only the next
+   unknown block is recorded, so the known blocks are always 0..n-1. */
+static void
+block_starts_note(block_starts_t *starts, apr_size_t block_no,
+                  apr_off_t offset)
+{
+  if (starts && block_no == (apr_size_t)starts->offsets->nelts
+      && block_no < BLOCK_STARTS_MAX)
+    APR_ARRAY_PUSH(starts->offsets, apr_off_t) = offset;
+}
+
+/* Skip SKIP entries, then read up to MAX entries into BLOCK.  ENTRY_NO is
+   the list position of R's current entry; block starts met on the way are
+   noted in STARTS. */
 static svn_error_t *
 read_block(svn_fs_fs__changes_block_t *block, changes_reader_t *r,
-           apr_size_t skip, apr_size_t max, apr_pool_t *result_pool)
+           apr_size_t skip, apr_size_t max, apr_size_t entry_no,
+           block_starts_t *starts, apr_pool_t *result_pool)
 {
   block->changes = apr_array_make(result_pool, 16,
                                   sizeof(svn_fs_fs__change_t *));
   block->done = FALSE;
-  for (;;)
+  for (;; entry_no++)
     {
       svn_fs_fs__change_scan_t what;
       svn_fs_fs__change_t *change;
@@ -481,6 +554,10 @@ read_block(svn_fs_fs__changes_block_t *block, changes_reader_t *r,
         }
       if (skip == 0 && (apr_size_t)block->changes->nelts == max)
         break;
+      if (entry_no % CHANGES_BLOCK == 0)
+        block_starts_note(starts, entry_no / CHANGES_BLOCK,
+                          r->buf_offset + (apr_off_t)r->pos);
+      svn_fs_fs__changes_entries_scanned++;
       if (skip)
         skip--;
       else
@@ -496,15 +573,32 @@ read_block(svn_fs_fs__changes_block_t *block, changes_reader_t *r,
   return SVN_NO_ERROR;
 }
 
+/* File offset of the first entry of REV's list (FILE is REV's file). */
+static svn_error_t *
+list_start(apr_off_t *offset, svn_fs_t *fs, svn_fs_fs__revfile_t *file,
+           svn_revnum_t rev, apr_pool_t *scratch_pool)
+{
+  apr_off_t root_offset;
+
+  if (svn_fs_fs__use_log_addressing(fs))
+    return svn_error_trace(svn_fs_fs__item_offset(
+                             offset, fs, file, rev,
+                             SVN_FS_FS__ITEM_INDEX_CHANGES, scratch_pool));
+  return svn_error_trace(svn_fs_fs__rev_trailer(&root_offset, offset, fs,
+                                                file, rev, scratch_pool));
+}
+
 /* Block BLOCK_NO of REV's list from disk.  HINT is the file offset of the
-   block's first entry if known, else -1. */
+   block's first entry if known, else -1; then the nearest known block
+   start at or before BLOCK_NO is where the scan begins. */
 static svn_error_t *
 load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
            svn_revnum_t rev, apr_size_t block_no, apr_off_t hint,
            apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   changes_reader_t r;
-  apr_size_t skip = 0;
+  block_starts_t *starts;
+  apr_size_t from = block_no;      /* block at which the scan begins */
 
   memset(&r, 0, sizeof(r));
   r.where = apr_psprintf(scratch_pool, "r%ld changed-path list", rev);
@@ -513,21 +607,25 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   r.window = CHANGES_FIRST_READ;
   SVN_ERR(svn_fs_fs__revfile_open(&r.file, fs, rev, scratch_pool,
                                   scratch_pool));
+  starts = block_starts_get(fs, rev, r.file->is_packed);
   if (hint >= 0)
     r.buf_offset = hint;
-  else if (svn_fs_fs__use_log_addressing(fs))
-    SVN_ERR(svn_fs_fs__item_offset(&r.buf_offset, fs, r.file, rev,
-                                   SVN_FS_FS__ITEM_INDEX_CHANGES,
-                                   scratch_pool));
+  else if (starts->offsets->nelts > 0)
+    {
+      apr_size_t known = (apr_size_t)starts->offsets->nelts;
+      from = block_no < known ? block_no : known - 1;
+      r.buf_offset = APR_ARRAY_IDX(starts->offsets, from, apr_off_t);
+    }
   else
     {
-      apr_off_t root_offset;
-      SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &r.buf_offset, fs,
-                                     r.file, rev, scratch_pool));
+      from = 0;
+      SVN_ERR(list_start(&r.buf_offset, fs, r.file, rev, scratch_pool));
     }
-  if (hint < 0)
-    skip = block_no * CHANGES_BLOCK;
-  SVN_ERR(read_block(block, &r, skip, CHANGES_BLOCK, result_pool));
+  SVN_ERR(read_block(block, &r, (block_no - from) * CHANGES_BLOCK,
+                     CHANGES_BLOCK, from * CHANGES_BLOCK, starts,
+                     result_pool));
+  if (!block->done)
+    block_starts_note(starts, block_no + 1, block->next_offset);
   SVN_ERR(svn_fs_fs__revfile_close(r.file));
   svn_pool_destroy(r.pool);
   return SVN_NO_ERROR;

@@ -28,7 +28,6 @@
 
 #include <apr_strings.h>
 #include "svn_pools.h"
-#include "private/svn_fspath.h"
 
 #include "changes_codec.h"
 #include "corrupt.h"
@@ -122,6 +121,20 @@ fold_into(svn_fs_fs__change_t *old, const svn_fs_fs__change_t *change,
     }
 }
 
+/* TRUE if KEY names a path strictly below PATH.  Plain byte comparison:
+   paths come from disk and need not be canonical, and the libsvn_subr
+   helpers assert canonical input (an abort, not an error). */
+static svn_boolean_t
+is_below(const char *path, const char *key)
+{
+  apr_size_t len = strlen(path);
+
+  if (strncmp(path, key, len) != 0 || key[len] == '\0')
+    return FALSE;
+  /* "/" is everyone's parent; "/d" is the parent of "/d/x", not "/dx". */
+  return (len > 0 && path[len - 1] == '/') || key[len] == '/';
+}
+
 /* Drop every change in CHANGES strictly below PATH. */
 static void
 drop_descendants(apr_hash_t *changes, const char *path,
@@ -132,10 +145,9 @@ drop_descendants(apr_hash_t *changes, const char *path,
   for (hi = apr_hash_first(scratch_pool, changes); hi; hi = apr_hash_next(hi))
     {
       const char *key = apr_hash_this_key(hi);
-      const char *rest = svn_fspath__skip_ancestor(path, key);
 
       /* Removing the entry under the iterator is allowed by APR. */
-      if (rest && *rest)
+      if (is_below(path, key))
         apr_hash_set(changes, key, APR_HASH_KEY_STRING, NULL);
     }
 }

@@ -38,7 +38,27 @@ typedef struct protorev_lock_t
   svn_boolean_t claimed;         /* we own that key */
   apr_file_t *lock_file;         /* holds the fcntl lock while open */
   svn_boolean_t closed;
+
+  /* While we hold the lock nobody else appends index records (TXN-13),
+     so the proto index files stay open for appending (NULL: not yet). */
+  apr_file_t *l2p;
+  apr_file_t *p2l;
 } protorev_lock_t;
+
+/* Forget what the handle keeps of the index files (after they were cut
+   back or removed behind its back). */
+static svn_error_t *
+drop_index_state(protorev_lock_t *lock, apr_pool_t *pool)
+{
+  svn_error_t *err = SVN_NO_ERROR;
+
+  if (lock->l2p)
+    err = svn_io_file_close(lock->l2p, pool);
+  if (lock->p2l)
+    err = svn_error_compose_create(err, svn_io_file_close(lock->p2l, pool));
+  lock->l2p = lock->p2l = NULL;
+  return svn_error_trace(err);
+}
 
 /* The stock module's message for a proto-rev file that is busy. */
 static svn_error_t *
@@ -115,7 +135,8 @@ lock_and_open(svn_fs_fs__protorev_t *p, protorev_lock_t *lock,
                                                              scratch_pool),
                            APR_READ | APR_WRITE | APR_CREATE, APR_OS_DEFAULT,
                            p->pool));
-  err = svn_io_lock_open_file(lock->lock_file, TRUE, TRUE, scratch_pool);
+  /* The lock lives (and is released) with the handle's pool. */
+  err = svn_io_lock_open_file(lock->lock_file, TRUE, TRUE, p->pool);
   if (err && APR_STATUS_IS_EAGAIN(err->apr_err))
     {
       svn_error_clear(err);
@@ -179,10 +200,16 @@ svn_fs_fs__protorev_close(svn_fs_fs__protorev_t *protorev)
   if (protorev->file)
     err = svn_io_file_close(protorev->file, protorev->pool);
   protorev->file = NULL;
-  /* Closing the lock file releases the fcntl lock. */
+  err = svn_error_compose_create(err, drop_index_state(lock,
+                                                       protorev->pool));
+  /* Unlocking also drops the pool cleanup svn_io_lock_open_file set. */
   if (lock->lock_file)
-    err = svn_error_compose_create(err, svn_io_file_close(lock->lock_file,
-                                                          protorev->pool));
+    {
+      err = svn_error_compose_create(
+              err, svn_io_unlock_open_file(lock->lock_file, protorev->pool));
+      err = svn_error_compose_create(
+              err, svn_io_file_close(lock->lock_file, protorev->pool));
+    }
   lock->lock_file = NULL;
   err = svn_error_compose_create(err, release_claim(lock));
   lock->closed = TRUE;
@@ -235,13 +262,15 @@ svn_fs_fs__txn_itemidx_parse(apr_uint64_t *next_item, const char *data,
   return SVN_NO_ERROR;
 }
 
-/* Take the next user item index of TXN_ID from "itemidx". */
+/* Take the next user item index of PROTOREV's transaction from
+   "itemidx".  Read every time, not kept in the handle: other code of the
+   lock holder (commit) may take indexes through the file as well. */
 static svn_error_t *
-take_item_index(apr_uint64_t *item, svn_fs_t *fs,
-                const svn_fs_fs__txn_id_t *txn_id, apr_pool_t *scratch_pool)
+take_item_index(apr_uint64_t *item, svn_fs_fs__protorev_t *protorev,
+                apr_pool_t *scratch_pool)
 {
-  const char *path = svn_fs_fs__txn_path(fs, txn_id, "itemidx",
-                                         scratch_pool);
+  const char *path = svn_fs_fs__txn_path(protorev->fs, &protorev->txn_id,
+                                         "itemidx", scratch_pool);
   svn_stringbuf_t *text;
   const char *next;
 
@@ -254,6 +283,33 @@ take_item_index(apr_uint64_t *item, svn_fs_t *fs,
   return svn_error_trace(svn_fs_fs__txn_file_write(path, next, strlen(next),
                                                    FALSE, scratch_pool));
 }
+
+svn_error_t *
+svn_fs_fs__protorev_reserve_item(apr_uint64_t *item_index,
+                                 svn_fs_fs__protorev_t *protorev,
+                                 apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(take_item_index(item_index, protorev,
+                                         scratch_pool));
+}
+
+/* Append the LEN bytes at DATA to proto index NAME of PROTOREV through
+   the handle kept in *FILE (opened on first use, in the handle's pool). */
+static svn_error_t *
+append_index(apr_file_t **file, svn_fs_fs__protorev_t *protorev,
+             const char *name, const void *data, apr_size_t len,
+             apr_pool_t *scratch_pool)
+{
+  if (*file == NULL)
+    SVN_ERR(svn_io_file_open(file, svn_fs_fs__txn_path(protorev->fs,
+                                                      &protorev->txn_id,
+                                                      name, scratch_pool),
+                             APR_WRITE | APR_APPEND | APR_CREATE,
+                             APR_OS_DEFAULT, protorev->pool));
+  return svn_error_trace(svn_io_file_write_full(*file, data, len, NULL,
+                                                scratch_pool));
+}
+
 
 /* Modified FNV-1a (P2L-7) of [OFFSET, OFFSET+SIZE) of PROTOREV, read
    back from disk. */
@@ -296,6 +352,7 @@ svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
                              apr_pool_t *scratch_pool)
 {
   svn_fs_t *fs = protorev->fs;
+  protorev_lock_t *lock = protorev->priv;
   svn_fs_fs__p2l_entry_t entry;
   unsigned char l2p[SVN_FS_FS__PROTO_L2P_RECORD];
   unsigned char p2l[SVN_FS_FS__PROTO_P2L_RECORD];
@@ -308,8 +365,7 @@ svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
   if (want_index != SVN_FS_FS__ITEM_INDEX_UNUSED)
     *item_index = want_index;
   else
-    SVN_ERR(take_item_index(item_index, fs, &protorev->txn_id,
-                            scratch_pool));
+    SVN_ERR(take_item_index(item_index, protorev, scratch_pool));
   entry.offset = offset;
   entry.size = size;
   entry.type = type;
@@ -319,14 +375,10 @@ svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
                         scratch_pool));
   svn_fs_fs__proto_l2p_unparse(l2p, offset, *item_index);
   svn_fs_fs__proto_p2l_unparse(p2l, &entry);
-  SVN_ERR(svn_fs_fs__txn_file_append(
-            svn_fs_fs__txn_path(fs, &protorev->txn_id, "index.l2p",
-                                scratch_pool), l2p, sizeof(l2p),
-            scratch_pool));
-  return svn_error_trace(svn_fs_fs__txn_file_append(
-           svn_fs_fs__txn_path(fs, &protorev->txn_id, "index.p2l",
-                               scratch_pool), p2l, sizeof(p2l),
-           scratch_pool));
+  SVN_ERR(append_index(&lock->l2p, protorev, "index.l2p", l2p, sizeof(l2p),
+                       scratch_pool));
+  return svn_error_trace(append_index(&lock->p2l, protorev, "index.p2l",
+                                      p2l, sizeof(p2l), scratch_pool));
 }
 
 /* Contents of proto index NAME of TXN_ID (empty when missing). */
@@ -517,6 +569,7 @@ svn_fs_fs__protorev_rep_abort(svn_fs_fs__protorev_rep_t *rep_writer,
   if (!rep_writer->finished || !svn_fs_fs__use_log_addressing(p->fs))
     return SVN_NO_ERROR;
   rep_writer->finished = FALSE;
+  SVN_ERR(drop_index_state(p->priv, scratch_pool));
   SVN_ERR(restore_size(svn_fs_fs__txn_path(p->fs, &p->txn_id, "index.l2p",
                                            scratch_pool),
                        rep_writer->l2p_size, scratch_pool));

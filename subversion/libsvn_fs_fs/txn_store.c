@@ -95,7 +95,7 @@ svn_fs_fs__txn_name_parse(svn_fs_fs__txn_id_t *txn_id, const char *name)
 {
   if (!svn_fs_fs__id_txn_parse(txn_id, name, strlen(name)))
     return svn_error_createf(SVN_ERR_FS_MALFORMED_TXN_ID, NULL,
-                             "Malformed transaction ID '%s' (rule TXN-1)",
+                             "malformed txn id '%s'",
                              name);
   return SVN_NO_ERROR;
 }
@@ -369,11 +369,10 @@ svn_fs_fs__txn_list(apr_array_header_t **names, svn_fs_t *fs,
     {
       const char *name = apr_hash_this_key(hi);
       apr_size_t len = strlen(name);
-      svn_fs_fs__txn_id_t id;
 
-      /* Only "<name>.txn" with a well-formed name is a transaction. */
-      if (len <= 4 || strcmp(name + len - 4, ".txn") != 0
-          || !svn_fs_fs__id_txn_parse(&id, name, len - 4))
+      /* Every "<name>.txn" is listed, well-formed or not, as stock lists
+         them (opening a malformed one then fails, TXN-1). */
+      if (len <= 4 || strcmp(name + len - 4, ".txn") != 0)
         continue;
       APR_ARRAY_PUSH(result, const char *)
         = apr_pstrmemdup(result_pool, name, len - 4);
@@ -536,20 +535,24 @@ svn_fs_fs__txn_delete_noderev(svn_fs_t *fs, const svn_fs_fs__id_t *id,
                                              TRUE, scratch_pool));
 }
 
-/* A new mutable rep of NODEREV's transaction for a side file, with a
-   fresh uniquifier as the stock module gives it. */
+/* A new mutable rep of NODEREV's transaction for a side file.  Its
+   struct is allocated in FS->pool (PARENT's pool is not known here), so
+   it is kept minimal: the node file spells such a rep "-1" (TXN-6), which
+   drops any uniquifier, so none is kept in memory either; the node id the
+   stock module spends on one is still taken so that next-ids stays equal
+   to stock's (TXN-3). */
 static svn_error_t *
 new_mutable_rep(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
-                const svn_fs_fs__noderev_t *noderev, apr_pool_t *result_pool,
+                const svn_fs_fs__noderev_t *noderev,
                 apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__rep_t *r = apr_pcalloc(result_pool, sizeof(*r));
+  svn_fs_fs__rep_t *r = apr_pcalloc(fs->pool, sizeof(*r));
+  svn_fs_fs__id_part_t unused;
 
   r->revision = SVN_INVALID_REVNUM;
   r->in_txn = TRUE;
   r->txn_id = noderev->id->txn_id;
-  SVN_ERR(svn_fs_fs__txn_new_uniquifier(&r->uniquifier, fs, &r->txn_id,
-                                        result_pool, scratch_pool));
+  SVN_ERR(svn_fs_fs__txn_new_node_id(&unused, fs, &r->txn_id, scratch_pool));
   *rep = r;
   return SVN_NO_ERROR;
 }
@@ -585,8 +588,7 @@ svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
       svn_fs_fs__rep_t *rep;
 
       SVN_ERR(start_children(fs, parent, path, scratch_pool));
-      /* PARENT outlives SCRATCH_POOL and we do not know its pool. */
-      SVN_ERR(new_mutable_rep(&rep, fs, parent, fs->pool, scratch_pool));
+      SVN_ERR(new_mutable_rep(&rep, fs, parent, scratch_pool));
       parent->data_rep = rep;
       SVN_ERR(svn_fs_fs__txn_put_noderev(fs, parent, scratch_pool));
     }
@@ -612,7 +614,7 @@ svn_fs_fs__txn_set_node_props(svn_fs_t *fs, svn_fs_fs__noderev_t *noderev,
     {
       svn_fs_fs__rep_t *rep;
 
-      SVN_ERR(new_mutable_rep(&rep, fs, noderev, fs->pool, scratch_pool));
+      SVN_ERR(new_mutable_rep(&rep, fs, noderev, scratch_pool));
       noderev->prop_rep = rep;
       SVN_ERR(svn_fs_fs__txn_put_noderev(fs, noderev, scratch_pool));
     }

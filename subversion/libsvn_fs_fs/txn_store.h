@@ -133,10 +133,11 @@ svn_fs_fs__txn_delete_noderev(svn_fs_t *fs, const svn_fs_fs__id_t *id,
 /* Set entry NAME of the mutable directory PARENT to ID of KIND, or remove
    it when ID is NULL.  The first change of a listing writes the whole
    current listing to PARENT's ".children" file and makes PARENT's data
-   rep mutable (updating *PARENT and its node file; the new rep takes a
-   uniquifier, i.e. a node id, like stock's); later changes append one
-   incremental record.  PARENT is updated in place; a new rep struct is
-   allocated in FS->pool because PARENT's pool is not known here. */
+   rep mutable (updating *PARENT and its node file; a node id is spent as
+   stock spends one on the rep's uniquifier); later changes append one
+   incremental record.  PARENT is updated in place: its new data_rep is a
+   small struct in FS->pool (PARENT's pool is not known here) that callers
+   must treat as read-only. */
 svn_error_t *
 svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
                          const char *name, const svn_fs_fs__id_t *id,
@@ -144,7 +145,7 @@ svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
 
 /* Replace the properties of the mutable node NODEREV by PROPS: write its
    ".props" file and, the first time, make its prop rep mutable (updating
-   *NODEREV and its node file; new rep in FS->pool as for set_entry). */
+   *NODEREV and its node file; new rep as for svn_fs_fs__txn_set_entry). */
 svn_error_t *
 svn_fs_fs__txn_set_node_props(svn_fs_t *fs, svn_fs_fs__noderev_t *noderev,
                               apr_hash_t *props, apr_pool_t *scratch_pool);
@@ -239,6 +240,16 @@ svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
                              svn_fs_fs__item_type_t type,
                              apr_uint64_t want_index,
                              apr_pool_t *scratch_pool);
+
+/* Logical addressing: take the next user item index of PROTOREV's
+   transaction from "itemidx" (TXN-4) for an item whose index must be
+   known before its bytes are written (node-revs carry their own id);
+   register it later with svn_fs_fs__protorev_add_item(..., WANT_INDEX =
+   that index). */
+svn_error_t *
+svn_fs_fs__protorev_reserve_item(apr_uint64_t *item_index,
+                                 svn_fs_fs__protorev_t *protorev,
+                                 apr_pool_t *scratch_pool);
 
 /* A representation being appended to a proto-revision file. */
 typedef struct svn_fs_fs__protorev_rep_t svn_fs_fs__protorev_rep_t;

@@ -137,6 +137,41 @@ test_lock_refused(void **state)
   sh(pool, "rm -rf %s", dir);
 }
 
+/* Out of date at commit time: a pre-commit hook holds commit "slow"
+   while "fast" commits.  A change elsewhere is merged in (the revision
+   has both); a change of the same file is a conflict (E160024) and
+   nothing is committed.  The hook's stock svnlook reads our txn. */
+static void
+test_merge_on_commit(void **state)
+{
+  const char *dir = scratch_dir(pool);
+  const char *u = apr_psprintf(pool, "file://%s/o", dir);
+  const char *run = runner(pool);
+
+  assert_int_equal(0, sh(pool, "cd %s && svnadmin create o && %s svnmucc "
+                         "-m init put a %s/x put a %s/y >/dev/null && printf "
+                         "'#!/bin/sh\\nif /usr/bin/svnlook log -t \"$2\" "
+                         "\"$1\" | grep -q slow; then sleep 2; fi\\n' > "
+                         "o/hooks/pre-commit && chmod +x o/hooks/pre-commit",
+                         dir, run, u, u));
+  assert_int_equal(0, sh(pool, "cd %s && (%s svnmucc -m slow put b %s/x > "
+                         "A 2>&1; echo $? > A.rc) & sleep 1; cd %s && %s "
+                         "svnmucc -m fast put c %s/y >/dev/null && wait && "
+                         "test $(cat A.rc) = 0", dir, run, u, dir, run, u));
+  assert_int_equal(0, sh(pool, "cd %s && test \"$(svnlook cat o x)\" = x && "
+                         "test \"$(svnlook cat o y)\" = \"$(cat c)\" && "
+                         "test \"$(svnlook youngest o)\" = 3", dir));
+  assert_int_equal(0, sh(pool, "cd %s && (%s svnmucc -m slow put a %s/x > "
+                         "A 2>&1; echo $? > A.rc) & sleep 1; cd %s && %s "
+                         "svnmucc -m fast put c %s/x >/dev/null && wait && "
+                         "test $(cat A.rc) != 0 && grep -q E160024 A", dir,
+                         run, u, dir, run, u));
+  assert_int_equal(0, sh(pool, "cd %s && test \"$(svnlook youngest o)\" = 4 "
+                         "&& test -z \"$(svnadmin lstxns o)\" && svnadmin "
+                         "verify -q o", dir));
+  sh(pool, "rm -rf %s", dir);
+}
+
 /* A new shard: revision 4 of a repository with 4 revisions per shard. */
 static void
 test_new_shard(void **state)
@@ -164,6 +199,7 @@ main(void)
     cmocka_unit_test(test_format8),
     cmocka_unit_test(test_lock_refused),
     cmocka_unit_test(test_new_shard),
+    cmocka_unit_test(test_merge_on_commit),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
