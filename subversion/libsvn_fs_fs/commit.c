@@ -1,8 +1,8 @@
 /* commit.c --- turning a transaction into a revision (commit.h;
- * the protocol is doc/format/commit.md, steps COMMIT-1 .. COMMIT-9).
+ * the protocol is doc/format/commit.md, steps COMMIT-0 .. COMMIT-9).
  *
  * Call tree:
- *   svn_fs_fs__commit_txn            merge loop (merge.h), then
+ *   svn_fs_fs__commit_txn            COMMIT-0 merge loop (merge.h), then
  *     svn_fs_fs__with_write_lock(commit_body)
  *       check_up_to_date             COMMIT-1
  *       check_locks                  COMMIT-2
@@ -34,6 +34,7 @@
 #include "svn_sorts.h"
 #include "private/svn_sorts_private.h"
 #include "private/svn_fspath.h"
+#include "private/svn_subr_private.h"
 
 #include "commit.h"
 #include "deltify.h"
@@ -53,7 +54,6 @@
 #include "paths.h"
 #include "repo.h"
 #include "locks_read.h"
-#include "tree.h"
 #include "index.h"
 #include "rep_read.h"
 
@@ -87,26 +87,16 @@ reserve_item_index(apr_uint64_t *item, commit_ctx_t *ctx,
   const char *path = svn_fs_fs__txn_path(ctx->fs, &ctx->txn_id, "itemidx",
                                          scratch_pool);
   svn_stringbuf_t *text;
-  svn_error_t *err;
   const char *next;
 
-  err = svn_stringbuf_from_file2(&text, path, scratch_pool);
-  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
-    {
-      svn_error_clear(err);
-      text = svn_stringbuf_create("3", scratch_pool);
-    }
+  SVN_ERR(svn_fs_fs__txn_file_read(&text, path, scratch_pool));
+  if (text)
+    SVN_ERR(svn_fs_fs__txn_itemidx_parse(item, text->data, text->len, path));
   else
-    SVN_ERR(err);
-  svn_stringbuf_strip_whitespace(text);
-  if (svn_cstring_strtoui64(item, text->data, SVN_FS_FS__ITEM_INDEX_FIRST_USER,
-                            APR_UINT64_MAX - 1, 10))
-    return svn_error_createf(SVN_ERR_FS_CORRUPT, NULL,
-                             "Corrupt item index file '%s'",
-                             svn_dirent_local_style(path, scratch_pool));
+    *item = SVN_FS_FS__ITEM_INDEX_FIRST_USER;
   next = apr_psprintf(scratch_pool, "%" APR_UINT64_T_FMT, *item + 1);
-  return svn_error_trace(svn_io_write_atomic2(path, next, strlen(next),
-                                              NULL, FALSE, scratch_pool));
+  return svn_error_trace(svn_fs_fs__txn_file_write(path, next, strlen(next),
+                                                   FALSE, scratch_pool));
 }
 
 /* ------------------------------------------------------------------ */
@@ -131,24 +121,6 @@ finalize_rep(svn_fs_fs__rep_t *rep, svn_revnum_t rev)
       rep->revision = rev;
       rep->in_txn = FALSE;
     }
-}
-
-/* A uniquifier "<txn>/_<n>" with a fresh node id of the transaction, as
-   the stock module gives every new property rep. */
-static svn_error_t *
-new_uniquifier(const char **uniquifier, commit_ctx_t *ctx,
-               apr_pool_t *result_pool, apr_pool_t *scratch_pool)
-{
-  svn_fs_fs__id_part_t node_id;
-  char part[SVN_FS_FS__ID_PART_MAX];
-
-  SVN_ERR(svn_fs_fs__txn_new_node_id(&node_id, ctx->fs, &ctx->txn_id,
-                                     scratch_pool));
-  svn_fs_fs__id_part_unparse(part, &node_id);
-  *uniquifier = apr_pstrcat(result_pool,
-                            svn_fs_fs__txn_name(&ctx->txn_id, scratch_pool),
-                            "/", part, SVN_VA_NULL);
-  return SVN_NO_ERROR;
 }
 
 /* A rep with the same fulltext as NEW_REP that is already stored (this
@@ -251,7 +223,9 @@ write_container_rep(svn_fs_fs__rep_t **rep, commit_ctx_t *ctx,
                                            scratch_pool));
     }
   if (props)
-    SVN_ERR(new_uniquifier(&r->uniquifier, ctx, ctx->pool, scratch_pool));
+    SVN_ERR(svn_fs_fs__txn_new_uniquifier(&r->uniquifier, ctx->fs,
+                                          &ctx->txn_id, ctx->pool,
+                                          scratch_pool));
   if (props && !shared)
     {
       apr_hash_set(ctx->reps_by_sha1, r->sha1_digest, APR_SHA1_DIGESTSIZE, r);
@@ -877,8 +851,10 @@ init_ctx(commit_ctx_t *ctx, svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
   ctx->ffd = SVN_FS_FS__DATA(fs);
   ctx->txn_id = *txn_id;
   ctx->root_txn_id = svn_fs_fs__id_create_txn(&zero, &zero, txn_id, pool);
+  /* svnadmin passes the option as "0" / "1", so read it as a boolean. */
   ctx->flush = !(fs->config
-                 && svn_hash_gets(fs->config, SVN_FS_CONFIG_NO_FLUSH_TO_DISK));
+                 && svn_hash__get_bool(fs->config,
+                                       SVN_FS_CONFIG_NO_FLUSH_TO_DISK, FALSE));
   ctx->reps_to_cache = apr_array_make(pool, 16, sizeof(svn_fs_fs__rep_t *));
   ctx->reps_by_sha1 = apr_hash_make(pool);
   ctx->pool = pool;

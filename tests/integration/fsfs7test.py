@@ -8,7 +8,9 @@ loader would not pick it.
 Datasets:
   gen          tools/gen_history.py output (always; size: $FSFS7_GEN_REVS)
   maven-small  maven-small.svndump.gz from $FSFS7_DATA or ../shared/data
-               next to the checkout (optional: tests skip with a message)
+               next to the checkout (optional on a developer's machine:
+               tests skip with a message; with CI=true a missing dataset
+               fails the script)
 Reference repositories (made by STOCK from each dataset, never by ours):
   f6 f7 f8     svnadmin create --compatible-version 1.8 / 1.9 / default
   f6p f7p f8p  the same with `layout sharded 100` and `svnadmin pack`
@@ -18,6 +20,15 @@ They are built once into a cache keyed by the data's sha256 and the stock
 svnadmin version ($FSFS7_TEST_CACHE, default /tmp/fsfs7-test-cache), and
 each test run works on its own copies in a temp dir under /tmp, so a bug
 in our module can never spoil the cache.
+
+Two depths: `make check` runs the quick checks (sampled revisions, one
+command covering every revision where one can); FSFS7_SLOW=1 (`make
+check-slow`) also runs the per-revision sweeps.
+
+Progress: with FSFS7_PROGRESS_FD set (make check sets it to a copy of
+make's stderr, see Makefile.am) the script announces itself and prints one
+line per test case with its time there too, since automake's harness keeps
+the script's own output in its .log file until the script ends.
 
 Exit codes of a test script (automake conventions): 0 all passed,
 1 some test failed, 77 skipped, 99 harness error (the STOCK side or the
@@ -48,6 +59,8 @@ GEN_REVS = int(os.environ.get("FSFS7_GEN_REVS", "300"))
 GEN_SEED = int(os.environ.get("FSFS7_GEN_SEED", "7"))
 CACHE = os.environ.get("FSFS7_TEST_CACHE", "/tmp/fsfs7-test-cache")
 JOBS = max(1, min(4, os.cpu_count() or 1))
+SLOW = os.environ.get("FSFS7_SLOW", "") not in ("", "0")
+IN_CI = os.environ.get("CI") == "true"
 TIMEOUT = 1200
 
 # variant -> (--compatible-version or None, packed?)
@@ -66,8 +79,39 @@ class SetupError(Exception):
     """The stock side or the environment failed: no verdict possible."""
 
 
+_T_START = time.time()
+_PROGRESS = None
+
+
+def _progress_stream():
+    """Make's stderr when run by `make check` (FSFS7_PROGRESS_FD), else None."""
+    global _PROGRESS
+    if _PROGRESS is None:
+        _PROGRESS = False
+        fd = os.environ.get("FSFS7_PROGRESS_FD", "")
+        if fd.isdigit():
+            try:
+                _PROGRESS = os.fdopen(os.dup(int(fd)), "w", buffering=1)
+            except OSError:
+                pass
+    return _PROGRESS or None
+
+
+def progress(msg):
+    """A progress line for the terminal of `make check` (and the log)."""
+    line = "[%s +%4.0fs] %s: %s" % (time.strftime("%H:%M:%S"), time.time() - _T_START,
+                                   os.path.basename(sys.argv[0]), msg)
+    stream = _progress_stream()
+    if stream:
+        try:
+            stream.write(line + "\n")
+        except OSError:
+            pass
+
+
 def log(msg):
     print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), flush=True)
+    progress(msg)
 
 
 # ---- running commands ---------------------------------------------------
@@ -248,7 +292,8 @@ def _build_repo(ds, variant, dest):
             raise SetupError("unexpected db/format in %s: %r" % (tmp, text))
         with open(fmt, "w") as f:
             f.write(text.replace("layout sharded 1000", "layout sharded 100"))
-    p = subprocess.run("set -o pipefail; %s | svnadmin load -q '%s'" % (ds.load_cmd(), tmp),
+    p = subprocess.run("set -o pipefail; %s | svnadmin load -q --no-flush-to-disk '%s'"
+                       % (ds.load_cmd(), tmp),
                        shell=True, executable="/bin/bash", env=stock_env(),
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if p.returncode != 0:
@@ -290,6 +335,28 @@ def _safe(fn, *args):
         return None
     except Exception as e:      # reported by the caller
         return e
+
+
+def sample_revs(youngest, n=10):
+    """A spread of N revisions of 0..YOUNGEST, always with r0, r1, the
+    youngest and the edges of the first 100-revision shard (packed
+    variants keep shards of 100)."""
+    revs = {0, 1, youngest} | {youngest * i // n for i in range(1, n)}
+    revs |= {r for r in (99, 100, 101) if r <= youngest}
+    return sorted(revs)
+
+
+def revs_to_check(youngest, n=10):
+    """Every revision under FSFS7_SLOW, else sample_revs()."""
+    return list(range(youngest + 1)) if SLOW else sample_revs(youngest, n)
+
+
+def require_datasets_in_ci(missing_why):
+    """With CI=true a missing dataset is a failure, not a skip."""
+    if IN_CI and missing_why:
+        print("FAIL: CI=true and %s" % missing_why, flush=True)
+        progress("FAIL: CI=true and %s" % missing_why)
+        sys.exit(1)
 
 
 def datasets():
@@ -372,20 +439,48 @@ class _TimedResult(unittest.TextTestResult):
 
     def startTest(self, test):
         self._t0 = time.time()
+        self._verdict = "ok"
         super().startTest(test)
+
+    def addFailure(self, test, err):
+        self._verdict = "FAIL"
+        super().addFailure(test, err)
+
+    def addError(self, test, err):
+        self._verdict = "ERROR"
+        super().addError(test, err)
+
+    def addSkip(self, test, reason):
+        self._verdict = "skipped (%s)" % reason
+        super().addSkip(test, reason)
+
+    def addExpectedFailure(self, test, err):
+        self._verdict = "expected failure"
+        super().addExpectedFailure(test, err)
 
     def stopTest(self, test):
         super().stopTest(test)
-        self.stream.write("    (%.1fs)\n" % (time.time() - self._t0))
+        took = time.time() - self._t0
+        self.stream.write("    (%.1fs)\n" % took)
         self.stream.flush()
+        progress("%s %s (%.1fs)" % (test.id().split(".")[-1], self._verdict, took))
 
 
 def main(title, setup, module):
     """Run SETUP (stock side; SetupError -> exit 99), then the unittest
     cases of MODULE; print a one-line progress summary; exit 0/1."""
     t0 = time.time()
+    if _progress_stream():
+        # Tells tests/unit/progress.sh that the per-test lines come from here.
+        print("fsfs7test: progress on fd %s" % os.environ["FSFS7_PROGRESS_FD"], flush=True)
+    progress("start (%s checks)" % ("slow: FSFS7_SLOW" if SLOW else "quick"))
+    mv, looked = find_maven_small()
+    require_datasets_in_ci(None if mv else
+                           "maven-small.svndump.gz not found (looked in $FSFS7_DATA, %s)"
+                           % ", ".join(looked))
     try:
         setup()
+        progress("setup done (reference repositories, per-run copies)")
     except SetupError as e:
         print("HARNESS ERROR (stock side / environment): %s" % e, flush=True)
         sys.exit(99)
@@ -396,10 +491,39 @@ def main(title, setup, module):
     failed = len(result.failures) + len(result.errors)
     skipped = len(result.skipped)
     harness = [t for t, tb in result.errors if "SetupError" in tb]
-    print("SUMMARY %s: %d tests, %d passed, %d failed, %d skipped (%.0fs)"
-          % (title, result.testsRun, max(0, result.testsRun - failed - skipped), failed,
-             skipped, time.time() - t0), flush=True)
+    summary = ("SUMMARY %s: %d tests, %d passed, %d failed, %d skipped (%.0fs)"
+               % (title, result.testsRun, max(0, result.testsRun - failed - skipped),
+                  failed, skipped, time.time() - t0))
+    print(summary, flush=True)
+    progress(summary)
     if harness:
         print("HARNESS ERROR in %d test(s); see above" % len(harness))
         sys.exit(99)
     sys.exit(0 if failed == 0 else 1)
+
+
+# ---- for the C unit tests ---------------------------------------------------
+
+def _print_reference_dirs():
+    """`python3 fsfs7test.py ref-dirs`: build (once, in the cache) the stock
+    reference repositories of every dataset and print "<name> <dir>" per
+    dataset, for test_revfile.  Exit 1 when CI=true and maven-small is
+    missing, 99 when the stock side fails."""
+    mv, looked = find_maven_small()
+    require_datasets_in_ci(None if mv else "maven-small.svndump.gz not found "
+                           "(looked in %s)" % ", ".join(looked))
+    try:
+        sets = [Dataset("gen", gen_dump())] + ([Dataset("maven", mv)] if mv else [])
+        for ds in sets:
+            reference_repos(ds)
+            print("%s %s" % (ds.name, os.path.dirname(ds.repos["f7"])), flush=True)
+    except SetupError as e:
+        print("HARNESS ERROR: %s" % e, file=sys.stderr)
+        sys.exit(99)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["ref-dirs"]:
+        _print_reference_dirs()
+    else:
+        sys.exit("usage: fsfs7test.py ref-dirs")

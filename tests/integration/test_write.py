@@ -18,7 +18,10 @@ revision, run through our module and compared with the stock module.
 - mixed writers: a transaction begun by one module, edited and committed
   (or aborted) by the other (tests/integration/txn_tool).
 
-Tests are named test_write_<what>.
+Tests are named test_write_<what>.  `make check` runs the quick set (one
+full load, prefix loads of the other formats, format 7 client commits);
+FSFS7_SLOW=1 (`make check-slow`) adds full loads of every format, the
+no-rep-sharing load, maven-small and client commits on formats 6 and 8.
 """
 
 import os
@@ -41,6 +44,9 @@ TXN_TOOL = os.path.join(T.TOP_BUILDDIR, "tests", "integration", "txn_tool")
 UUID = "2f7bd7f0-6a55-4d44-9d79-1c2a0e1f7a11"
 DATE_RE = re.compile(rb"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$", re.M)
 COMPAT = {6: "1.8", 7: "1.9", 8: None}
+SLOW = os.environ.get("FSFS7_SLOW", "") not in ("", "0")
+slow = unittest.skipUnless(SLOW, "slow check: FSFS7_SLOW=1 (make check-slow)")
+QUICK_PREFIX = 100     # revisions of the generated history in prefix loads
 
 
 def setup():
@@ -230,37 +236,54 @@ class WriteTests(unittest.TestCase):
 
     # -- svnadmin load ----------------------------------------------------
 
-    def load_and_compare(self, ds_name, fmt, tag, conf=None):
+    def load_and_compare(self, ds_name, fmt, tag, conf=None, upto=None):
+        """Load dataset DS_NAME (only r0:UPTO when given) through ours into
+        a fresh format-FMT repository; stock verify and stock dumps."""
         ds = DS[ds_name]
         ref = ds.repos["f%d" % fmt]
         repo = create("%s-%s-f%d" % (tag, ds_name, fmt), fmt)
         if conf:
             set_conf(repo, *conf)
-        p = T.run(["bash", "-c", "set -o pipefail; %s | svnadmin load -q '%s'"
-                   % (ds.load_cmd(), repo)], ours=True)
+        if upto is None:
+            p = T.run(["bash", "-c", "set -o pipefail; %s | svnadmin load -q '%s'"
+                       % (ds.load_cmd(), repo)], ours=True)
+        else:
+            p = T.run(["svnadmin", "load", "-q", repo], ours=True,
+                      input=dump(ref, "-r0:%d" % upto))
         self.assertEqual(p.returncode, 0, "load through ours: " + T.describe(p))
         v = T.stock("svnadmin", "verify", "-q", repo)
         self.assertEqual(v.returncode, 0, "stock verify: " + T.describe(v))
-        a, b = dump(ref), dump(repo)
+        rng = () if upto is None else ("-r0:%d" % upto,)
+        a, b = dump(ref, *rng), dump(repo)
         self.assertTrue(a == b, "stock dumps differ: " + T.first_diff(a, b))
         same, n = same_rev_files(ref, repo)
         T.log("%s f%d %s: %d of %d revision files byte-identical to stock's"
               % (ds_name, fmt, tag, same, n))
         return repo
 
-    def test_write_load_gen_f6(self):
-        self.load_and_compare("gen", 6, "load")
-
     def test_write_load_gen_f7(self):
         self.load_and_compare("gen", 7, "load")
 
+    def test_write_load_gen_prefix_f6(self):
+        self.load_and_compare("gen", 6, "prefix", upto=QUICK_PREFIX)
+
+    def test_write_load_gen_prefix_f8(self):
+        self.load_and_compare("gen", 8, "prefix", upto=QUICK_PREFIX)
+
+    @slow
+    def test_write_load_gen_f6(self):
+        self.load_and_compare("gen", 6, "load")
+
+    @slow
     def test_write_load_gen_f8(self):
         self.load_and_compare("gen", 8, "load")
 
+    @slow
     def test_write_load_gen_f7_no_rep_sharing(self):
         self.load_and_compare("gen", 7, "norepshare",
                               ("rep-sharing", "enable-rep-sharing", "false"))
 
+    @slow
     def test_write_load_maven_small_f7(self):
         if "maven" not in DS:
             if os.environ.get("CI") == "true":
@@ -297,12 +320,14 @@ class WriteTests(unittest.TestCase):
         a, b = normalised_dump(repos["stock"]), normalised_dump(repos["ours"])
         self.assertTrue(a == b, "dumps differ: " + T.first_diff(a, b))
 
+    @slow
     def test_write_client_file_f6(self):
         self.compare_client_script(6, "file")
 
     def test_write_client_file_f7(self):
         self.compare_client_script(7, "file")
 
+    @slow
     def test_write_client_file_f8(self):
         self.compare_client_script(8, "file")
 
@@ -384,7 +409,7 @@ class WriteTests(unittest.TestCase):
 
     def test_write_svnsync_both_ways(self):
         src = create("sync-src", 7)
-        p = T.stock("svnadmin", "load", "-q", src, input=dump(DS["gen"].repos["f7"], "-r0:60"))
+        p = T.stock("svnadmin", "load", "-q", src, input=dump(DS["gen"].repos["f7"], "-r0:30"))
         self.assertEqual(p.returncode, 0, "stock load: " + T.describe(p))
         root = S.path("sync-root")
         os.makedirs(root, exist_ok=True)

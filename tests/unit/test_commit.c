@@ -172,6 +172,79 @@ test_merge_on_commit(void **state)
   sh(pool, "rm -rf %s", dir);
 }
 
+/* 'svnadmin load' of a generated history (tools/gen_history.py, 50
+   revisions, seed 1 as the brief) through ours into formats 6, 7, 8: stock verifies it,
+   dumps back identically to a stock load (dates aside), and the size of
+   db/revs stays within 10% of stock's (our delta encoder differs). */
+static void
+test_load(void **state)
+{
+  const char *dir = scratch_dir(pool);
+  const char *run = runner(pool);
+  const char *top = apr_pstrndup(pool, run, strlen(run)
+                                 - strlen("/tools/fsfs7-run"));
+  const char *versions[] = { "1.8", "1.9", "1.10" };
+  int i;
+
+  assert_int_equal(0, sh(pool, "python3 %s/tools/gen_history.py --revs 50 "
+                         "--seed 1 -o %s/h.dump", top, dir));
+  for (i = 0; i < 3; i++)
+    {
+      assert_int_equal(0, sh(pool, "cd %s && rm -rf s o && svnadmin create "
+                             "--compatible-version %s s && svnadmin create "
+                             "--compatible-version %s o && svnadmin load -q "
+                             "s < h.dump && %s svnadmin load -q o < h.dump",
+                             dir, versions[i], versions[i], run));
+      assert_int_equal(0, sh(pool, "svnadmin verify -q %s/o", dir));
+      assert_int_equal(0, sh(pool, "cd %s && for x in s o; do svnadmin dump "
+                             "-q $x | grep -a -v '^20[0-9][0-9]-' > $x.d; "
+                             "done && cmp -s s.d o.d", dir));
+      assert_int_equal(0, sh(pool, "cd %s && s=$(du -sb s/db/revs | cut -f1)"
+                             " && o=$(du -sb o/db/revs | cut -f1) && test "
+                             "$((o * 10)) -gt $((s * 9)) && test $((o * 10)) "
+                             "-lt $((s * 11))", dir));
+    }
+  sh(pool, "rm -rf %s", dir);
+}
+
+/* Transactions begun by one module and committed by the other, in both
+   directions, on f6/f7/f8 (tests/integration/txn_tool drives one step
+   per process; skipped when it is not built). */
+static void
+test_cross_module(void **state)
+{
+  const char *dir = scratch_dir(pool);
+  const char *run = runner(pool);
+  const char *tool = apr_psprintf(pool, "%.*s/tests/integration/txn_tool",
+                                  (int)(strlen(run)
+                                        - strlen("/tools/fsfs7-run")), run);
+  const char *versions[] = { "1.8", "1.9", "1.10" };
+  int i;
+
+  if (sh(pool, "test -x %s", tool) != 0)
+    skip();
+  for (i = 0; i < 3; i++)
+    {
+      const char *r = apr_psprintf(pool, "%s/r%d", dir, i);
+
+      assert_int_equal(0, sh(pool, "svnadmin create --compatible-version %s"
+                             " %s", versions[i], r));
+      /* stock begins and edits, ours edits too and commits */
+      assert_int_equal(0, sh(pool, "T=%s; t=$($T begin %s) && $T mkdir %s "
+                             "$t /d && $T edit %s $t /d/f hello && %s $T "
+                             "edit %s $t /g world && test \"$(%s $T commit "
+                             "%s $t)\" = 1", tool, r, r, r, run, r, run, r));
+      /* ours begins and edits, stock commits */
+      assert_int_equal(0, sh(pool, "T=%s; t=$(%s $T begin %s) && %s $T edit "
+                             "%s $t /d/f hello2 && test \"$($T commit %s $t)"
+                             "\" = 2", tool, run, r, run, r, r));
+      assert_int_equal(0, sh(pool, "svnadmin verify -q %s && test \"$("
+                             "svnlook cat %s d/f)\" = hello2 && test -z "
+                             "\"$(svnadmin lstxns %s)\"", r, r, r));
+    }
+  sh(pool, "rm -rf %s", dir);
+}
+
 /* A new shard: revision 4 of a repository with 4 revisions per shard. */
 static void
 test_new_shard(void **state)
@@ -200,6 +273,8 @@ main(void)
     cmocka_unit_test(test_lock_refused),
     cmocka_unit_test(test_new_shard),
     cmocka_unit_test(test_merge_on_commit),
+    cmocka_unit_test(test_load),
+    cmocka_unit_test(test_cross_module),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
