@@ -101,7 +101,8 @@ def strace_counts(module, dump, repo, fmt):
     with open(out) as f:
         for line in f:
             m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
-            if m:
+            # The summary line ("total") would count every call twice.
+            if m and m.group(2) != "total":
                 counts[m.group(2)] = int(m.group(1))
     return counts
 
@@ -115,6 +116,7 @@ def free_port():
 def commit_burst(module, root, fmt, n):
     """Commits per second of N one-file commits over svn://."""
     repo = os.path.join(root, "burst")
+    os.makedirs(root, exist_ok=True)
     create(repo, fmt)
     port = free_port()
     conf = os.path.join(root, "svnserve.conf")
