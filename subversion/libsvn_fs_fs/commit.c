@@ -10,7 +10,7 @@
  *         write_node (recursive)     reps of dirs / props, node-revs
  *         write_changes              changed-path list
  *         write_indexes | trailer    L2P + P2L + footer, or trailer
- *       move_rev_into_place          COMMIT-4 fsync + rename
+ *       move_rev_into_place          COMMIT-4 chmod + rename + dir sync
  *       verify_new_rev               COMMIT-4a (fsfs.conf verify-before-commit)
  *       write_revprops               COMMIT-5
  *       write_current                COMMIT-6 the commit point
@@ -71,6 +71,7 @@ typedef struct commit_ctx_t
   apr_hash_t *reps_by_sha1;       /* sha1 (binary) -> rep of this commit */
   apr_off_t root_offset;          /* physical addressing trailer */
   apr_off_t changes_offset;
+  apr_fileperms_t ro_perms;       /* db/current's, minus write bits */
   apr_pool_t *pool;               /* lives as long as the commit */
 } commit_ctx_t;
 
@@ -546,8 +547,54 @@ sync_dir(commit_ctx_t *ctx, const char *path, apr_pool_t *scratch_pool)
   return SVN_NO_ERROR;
 }
 
+/* The permissions of db/current without its write bits: what the new
+   revision and revprops files get (one stat per commit). */
+static svn_error_t *
+read_only_perms(apr_fileperms_t *perms, svn_fs_t *fs,
+                apr_pool_t *scratch_pool)
+{
+  apr_finfo_t finfo;
+
+  SVN_ERR(svn_io_stat(&finfo, svn_fs_fs__path_db(fs, "current",
+                                                 scratch_pool),
+                      APR_FINFO_PROT, scratch_pool));
+  *perms = finfo.protection & ~(APR_UWRITE | APR_GWRITE | APR_WWRITE);
+  return SVN_NO_ERROR;
+}
+
+/* chmod PATH to PERMS. */
+static svn_error_t *
+set_perms(const char *path, apr_fileperms_t perms, apr_pool_t *scratch_pool)
+{
+  apr_status_t status = apr_file_perms_set(path, perms);
+
+  if (status)
+    return svn_error_wrap_apr(status, "Can't change perms of file '%s'",
+                              svn_dirent_local_style(path, scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* Create the shard directories of CTX->new_rev if they are missing.  Only
+   called when a file could not be put into one: they normally exist,
+   and probing them on every commit costs two system calls. */
+static svn_error_t *
+ensure_shards(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
+{
+  if (!ctx->ffd->max_files_per_dir)
+    return SVN_NO_ERROR;
+  SVN_ERR(ensure_dir(svn_fs_fs__path_rev_shard(ctx->fs, ctx->new_rev,
+                                               scratch_pool),
+                     scratch_pool));
+  return svn_error_trace(ensure_dir(
+           svn_fs_fs__path_revprops_shard(ctx->fs, ctx->new_rev,
+                                          scratch_pool),
+           scratch_pool));
+}
+
 /* COMMIT-4: rename the (already durable) proto-rev file to its final
-   name, read-only with the permissions of revision 0's file. */
+   name, read-only with the permissions of db/current.  The mode is set
+   before the rename so that the rename's own directory sync
+   (svn_io_file_rename2 with FLUSH) is the only one needed. */
 static svn_error_t *
 move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
@@ -555,23 +602,23 @@ move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   const char *from = svn_fs_fs__txn_protorev_path(fs, &ctx->txn_id,
                                                   scratch_pool);
   const char *to = svn_fs_fs__path_rev(fs, ctx->new_rev, scratch_pool);
+  svn_error_t *err;
 
-  if (ctx->ffd->max_files_per_dir)
-    {
-      SVN_ERR(ensure_dir(svn_fs_fs__path_rev_shard(fs, ctx->new_rev,
-                                                   scratch_pool),
-                         scratch_pool));
-      SVN_ERR(ensure_dir(svn_fs_fs__path_revprops_shard(fs, ctx->new_rev,
-                                                        scratch_pool),
-                         scratch_pool));
-    }
+  if (ctx->ffd->max_files_per_dir
+      && ctx->new_rev % ctx->ffd->max_files_per_dir == 0)
+    SVN_ERR(ensure_shards(ctx, scratch_pool));
   SVN_ERR(svn_fs_fs__protorev_close(ctx->protorev));
-  SVN_ERR(svn_io_copy_perms(svn_fs_fs__path_db(fs, "current", scratch_pool),
-                            from, scratch_pool));
-  SVN_ERR(svn_io_file_rename2(from, to, ctx->flush, scratch_pool));
-  SVN_ERR(svn_io_set_file_read_only(to, FALSE, scratch_pool));
-  return svn_error_trace(sync_dir(ctx, svn_dirent_dirname(to, scratch_pool),
-                                  scratch_pool));
+  SVN_ERR(read_only_perms(&ctx->ro_perms, fs, scratch_pool));
+  SVN_ERR(set_perms(from, ctx->ro_perms, scratch_pool));
+  err = svn_io_file_rename2(from, to, ctx->flush, scratch_pool);
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      /* A shard directory went missing: make it and try again. */
+      svn_error_clear(err);
+      SVN_ERR(ensure_shards(ctx, scratch_pool));
+      err = svn_io_file_rename2(from, to, ctx->flush, scratch_pool);
+    }
+  return svn_error_trace(err);
 }
 
 /* The revision properties of the new revision: the transaction's minus
@@ -602,22 +649,56 @@ final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
   return SVN_NO_ERROR;
 }
 
-/* COMMIT-5: write the revprops file (temp + fsync + rename). */
+/* Open PATH, a file no reader looks at yet, for writing from scratch.
+   A leftover of a commit that crashed before COMMIT-6 may be in the way,
+   read-only: remove it.  A missing shard directory is made. */
+static svn_error_t *
+open_new_file(apr_file_t **file, const char *path, commit_ctx_t *ctx,
+              apr_pool_t *scratch_pool)
+{
+  const apr_int32_t flags = APR_WRITE | APR_CREATE | APR_TRUNCATE;
+  svn_error_t *err = svn_io_file_open(file, path, flags, APR_OS_DEFAULT,
+                                      scratch_pool);
+
+  if (!err)
+    return SVN_NO_ERROR;
+  if (APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      svn_error_clear(err);
+      SVN_ERR(ensure_shards(ctx, scratch_pool));
+    }
+  else if (APR_STATUS_IS_EACCES(err->apr_err))
+    {
+      svn_error_clear(err);
+      SVN_ERR(svn_io_remove_file2(path, TRUE, scratch_pool));
+    }
+  else
+    return svn_error_trace(err);
+  return svn_error_trace(svn_io_file_open(file, path, flags, APR_OS_DEFAULT,
+                                          scratch_pool));
+}
+
+/* COMMIT-5: write the revprops file.  Revision N is invisible until
+   COMMIT-6, so the file is written in place (no temp file, no rename),
+   fsynced, made read-only, and its directory fsynced. */
 static svn_error_t *
 write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
   apr_hash_t *props;
+  apr_file_t *file;
   svn_stringbuf_t *dump = svn_stringbuf_create_empty(scratch_pool);
   const char *path = svn_fs_fs__path_revprops(ctx->fs, ctx->new_rev,
                                               scratch_pool);
 
   SVN_ERR(final_revprops(&props, ctx, scratch_pool, scratch_pool));
   svn_fs_fs__hashdump_unparse(dump, props, scratch_pool);
-  SVN_ERR(svn_io_write_atomic2(path, dump->data, dump->len,
-                               svn_fs_fs__path_db(ctx->fs, "current",
-                                                  scratch_pool),
-                               ctx->flush, scratch_pool));
-  SVN_ERR(svn_io_set_file_read_only(path, FALSE, scratch_pool));
+  SVN_ERR(open_new_file(&file, path, ctx, scratch_pool));
+  SVN_ERR(svn_io_file_write_full(file, dump->data, dump->len, NULL,
+                                 scratch_pool));
+  if (ctx->flush)
+    SVN_ERR(svn_io_file_flush_to_disk(file, scratch_pool));
+  SVN_ERR(svn_io_file_close(file, scratch_pool));
+  SVN_ERR(set_perms(path, ctx->ro_perms, scratch_pool));
   return svn_error_trace(sync_dir(ctx, svn_dirent_dirname(path,
                                                           scratch_pool),
                                   scratch_pool));
@@ -669,10 +750,9 @@ write_current(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   const char *text = apr_psprintf(scratch_pool, "%ld\n", ctx->new_rev);
   const char *path = svn_fs_fs__path_db(ctx->fs, "current", scratch_pool);
 
+  /* With FLUSH, svn_io_write_atomic2 also syncs db/ after the rename. */
   SVN_ERR(svn_io_write_atomic2(path, text, strlen(text), path, ctx->flush,
                                scratch_pool));
-  SVN_ERR(sync_dir(ctx, svn_dirent_dirname(path, scratch_pool),
-                   scratch_pool));
   ctx->ffd->youngest_rev_cache = ctx->new_rev;
   return SVN_NO_ERROR;
 }

@@ -84,6 +84,11 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(*db, "PRAGMA journal_mode = TRUNCATE", NULL, NULL,
                       NULL);
+  /* Like stock, no fsyncs: the rows are a cache of what the revision
+     files (already durable) hold, and the readers check every row
+     against the repository before they share a rep. */
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec(*db, "PRAGMA synchronous = OFF", NULL, NULL, NULL);
   if (rc == SQLITE_OK && kind != svn_node_file)
     rc = sqlite3_exec(*db, SCHEMA_SQL, NULL, NULL, NULL);
   if (rc != SQLITE_OK)

@@ -331,8 +331,9 @@ svn_fs_fs__txn_protorev_path(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
 /* Helpers and pure parsers shared by txn_store.c, txn_changes.c,      */
 /* txn_protorev.c, the unit tests and the fuzz targets.                */
 
-/* Replace PATH by LEN bytes of DATA (temp file + rename; FLUSH: fsync
-   before the rename). */
+/* Replace PATH by LEN bytes of DATA.  FLUSH: atomically and durably
+   (temp file, fsync, rename); otherwise rewritten in place, as the stock
+   module writes the files of a transaction. */
 svn_error_t *
 svn_fs_fs__txn_file_write(const char *path, const char *data,
                           apr_size_t len, svn_boolean_t flush,

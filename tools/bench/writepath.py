@@ -101,7 +101,8 @@ def strace_counts(module, dump, repo, fmt):
     with open(out) as f:
         for line in f:
             m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$", line)
-            if m:
+            # The summary line ("total") would count every call twice.
+            if m and m.group(2) != "total":
                 counts[m.group(2)] = int(m.group(1))
     return counts
 
@@ -115,6 +116,7 @@ def free_port():
 def commit_burst(module, root, fmt, n):
     """Commits per second of N one-file commits over svn://."""
     repo = os.path.join(root, "burst")
+    os.makedirs(root, exist_ok=True)
     create(repo, fmt)
     port = free_port()
     conf = os.path.join(root, "svnserve.conf")
@@ -137,7 +139,7 @@ def commit_burst(module, root, fmt, n):
         for i in range(n):
             with open(src, "w") as f:
                 f.write("commit %d\n" % i)
-            subprocess.run(["svnmucc", "-q", "--non-interactive", "-m", "c%d" % i,
+            subprocess.run(["svnmucc", "--non-interactive", "-m", "c%d" % i,
                             "put", src, "%s/f%d" % (url, i % 50)],
                            check=True, env=env_of("stock"), stdout=subprocess.DEVNULL)
         return n / (time.perf_counter() - t0)
@@ -192,7 +194,7 @@ def main():
     if not a.no_strace:
         counts = {m: strace_counts(m, a.dump, os.path.join(work, m + "-st"), a.format)
                   for m in mods}
-        for name in ("openat", "read", "write", "pwrite64", "fsync", "rename",
+        for name in ("openat", "read", "write", "pwrite64", "fsync", "fdatasync", "rename",
                      "stat", "newfstatat", "lseek", "close", "fcntl", "unlink"):
             s = counts["stock"].get(name, 0) / max(1, revs["stock"])
             f = counts["fsfs7"].get(name, 0) / max(1, revs["fsfs7"])
