@@ -402,7 +402,7 @@ drop_unbacked_items(apr_array_header_t *l2p, const apr_array_header_t *p2l,
                     apr_pool_t *scratch_pool)
 {
   svn_boolean_t *backed = apr_pcalloc(scratch_pool,
-                                      (apr_size_t)l2p->nelts + 1);
+                                      sizeof(*backed) * (l2p->nelts + 1));
   int i;
 
   for (i = 0; i < p2l->nelts; i++)
