@@ -150,11 +150,11 @@ spell_ops(svn_fs_fs__svndiff_encoder_t *e, const apr_array_header_t *ops,
    *PACKED_LEN; 0 means "not worth it, store RAW" (SVNDIFF-7). */
 static svn_error_t *
 compress_section(apr_size_t *packed_len, char *dst, apr_size_t bound,
-                 const char *raw, apr_size_t len, int version, int level)
+                 const char *raw, apr_size_t len, int version, int level,
+                 apr_size_t zlib_min)
 {
   *packed_len = 0;
-  /* zlib only from 512 bytes on, as stock's svndiff 1 (SVNDIFF-7). */
-  if (len == 0 || (version == 1 && (level == 0 || len < 512)))
+  if (len == 0 || (version == 1 && (level == 0 || len < zlib_min)))
     return SVN_NO_ERROR;
 
   if (version == 1)
@@ -180,10 +180,11 @@ compress_section(apr_size_t *packed_len, char *dst, apr_size_t bound,
 }
 
 /* Set STORED to the version 1/2 form of the section RAW: its length, then
-   its compressed form if strictly shorter, else RAW itself. */
+   its compressed form if strictly shorter, else RAW itself.  Version 1
+   leaves sections shorter than ZLIB_MIN uncompressed. */
 static svn_error_t *
 store_section(svn_stringbuf_t *stored, const svn_stringbuf_t *raw,
-              int version, int level)
+              int version, int level, apr_size_t zlib_min)
 {
   apr_size_t bound = version == 1 ? (apr_size_t)compressBound(raw->len)
                                   : (apr_size_t)LZ4_compressBound(
@@ -194,7 +195,7 @@ store_section(svn_stringbuf_t *stored, const svn_stringbuf_t *raw,
   append_varint(stored, raw->len);
   svn_stringbuf_ensure(stored, stored->len + bound);
   SVN_ERR(compress_section(&packed_len, stored->data + stored->len, bound,
-                           raw->data, raw->len, version, level));
+                           raw->data, raw->len, version, level, zlib_min));
   if (packed_len)
     {
       stored->len += packed_len;
@@ -221,10 +222,14 @@ svn_fs_fs__svndiff_encode_window(svn_stringbuf_t *out,
   spell_ops(encoder, ops, target);
   if (encoder->version > 0)
     {
+      /* New data: zlib only from 512 bytes on, as stock's svndiff 1
+         (SVNDIFF-7), which keeps small reps byte-identical with stock's.
+         Instructions: whenever it helps, because our copy finder spells
+         edits with more instruction bytes than stock's. */
       SVN_ERR(store_section(encoder->stored_ins, encoder->ins,
-                            encoder->version, encoder->zlib_level));
+                            encoder->version, encoder->zlib_level, 0));
       SVN_ERR(store_section(encoder->stored_new, encoder->new_data,
-                            encoder->version, encoder->zlib_level));
+                            encoder->version, encoder->zlib_level, 512));
       ins = encoder->stored_ins;
       new_data = encoder->stored_new;
     }
