@@ -375,11 +375,7 @@ test_compression_vs_stock(void **state)
                       in[i].t->data, in[i].t->len, 0, pool, pool));
         printf("# %-14s v%d/%d  ours %7zu  stock %7zu\n", in[i].name,
                version, level, (size_t)ours->len, (size_t)theirs);
-        /* Slack: 1/8, plus one uncompressed 512-byte section -- like
-           stock, svndiff 1 leaves sections under 512 bytes raw, and where
-           our copy finder cuts a section just below that size and stock's
-           lands just above it, stock's gets zlib and ours does not. */
-        if (ours->len > theirs + theirs / 8 + 512)
+        if (ours->len > theirs + theirs / 8 + 64)
           fail_msg("%s v%d/%d: ours %zu bytes, stock %zu", in[i].name,
                    version, level, (size_t)ours->len, (size_t)theirs);
       }
