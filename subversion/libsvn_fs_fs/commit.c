@@ -760,39 +760,6 @@ write_current(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 /* ------------------------------------------------------------------ */
 /* Checks under the write lock                                         */
 
-/* Check one LOCK found on a changed path against FS's access context
-   (stock's errors and messages). */
-static svn_error_t *
-check_one_lock(svn_fs_t *fs, const svn_lock_t *lock, apr_pool_t *pool)
-{
-  svn_fs_access_t *access = fs->access_ctx;
-  apr_hash_index_t *hi;
-
-  if (!access || !access->username)
-    return svn_error_createf(SVN_ERR_FS_NO_USER, NULL,
-                             "Cannot verify lock on path '%s'; no username "
-                             "available", lock->path);
-  if (strcmp(access->username, lock->owner) != 0)
-    return svn_error_createf(SVN_ERR_FS_LOCK_OWNER_MISMATCH, NULL,
-                             "User '%s' does not own lock on path '%s' "
-                             "(currently locked by '%s')", access->username,
-                             lock->path, lock->owner);
-  for (hi = apr_hash_first(pool, access->lock_tokens); hi;
-       hi = apr_hash_next(hi))
-    if (strcmp(apr_hash_this_key(hi), lock->token) == 0)
-      return SVN_NO_ERROR;
-  return svn_error_createf(SVN_ERR_FS_BAD_LOCK_TOKEN, NULL,
-                           "Cannot verify lock on path '%s'; no matching "
-                           "lock-token available", lock->path);
-}
-
-/* svn_fs_get_locks_callback_t for recursive checks. */
-static svn_error_t *
-check_lock_cb(void *baton, svn_lock_t *lock, apr_pool_t *pool)
-{
-  return svn_error_trace(check_one_lock(baton, lock, pool));
-}
-
 /* COMMIT-2: every changed path (and, for anything but a modification,
    everything below it) that is locked must be locked by the user with a
    token the user gave us. */
@@ -816,22 +783,15 @@ check_locks(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
       const char *path = it->key;
       svn_boolean_t recurse
         = change->change_kind != svn_fs_path_change_modify;
-      svn_lock_t *lock;
 
       svn_pool_clear(iterpool);
       if (last_recursed
           && svn_fspath__skip_ancestor(last_recursed, path) != NULL)
         continue;
+      SVN_ERR(svn_fs_fs__allow_locked_operation(ctx->fs, path, recurse,
+                                                iterpool));
       if (recurse)
-        {
-          SVN_ERR(svn_fs_fs__locks_walk(ctx->fs, path, svn_depth_infinity,
-                                        check_lock_cb, ctx->fs, iterpool));
-          last_recursed = path;
-          continue;
-        }
-      SVN_ERR(svn_fs_fs__locks_get(&lock, ctx->fs, path, iterpool));
-      if (lock)
-        SVN_ERR(check_one_lock(ctx->fs, lock, iterpool));
+        last_recursed = path;
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
