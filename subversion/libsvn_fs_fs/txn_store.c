@@ -77,11 +77,40 @@ svn_fs_fs__txn_file_append(const char *path, const void *data,
   return svn_error_trace(svn_io_file_close(file, scratch_pool));
 }
 
+/* Read all of PATH into *CONTENTS.  Unlike svn_stringbuf_from_file2 this
+   does not fstat the file for a size hint: these files are a few dozen
+   bytes, and the stat was one system call per read on the commit path. */
+static svn_error_t *
+read_whole_file(svn_stringbuf_t **contents, const char *path,
+                apr_pool_t *result_pool)
+{
+  apr_file_t *file;
+  svn_stringbuf_t *buf = svn_stringbuf_create_ensure(255, result_pool);
+  svn_boolean_t eof = FALSE;
+
+  SVN_ERR(svn_io_file_open(&file, path, APR_READ, APR_OS_DEFAULT,
+                           result_pool));
+  while (!eof)
+    {
+      apr_size_t got;
+
+      if (buf->blocksize - buf->len < 256)
+        svn_stringbuf_ensure(buf, buf->blocksize * 2);
+      SVN_ERR(svn_io_file_read_full2(file, buf->data + buf->len,
+                                     buf->blocksize - buf->len - 1, &got,
+                                     &eof, result_pool));
+      buf->len += got;
+    }
+  buf->data[buf->len] = '\0';
+  *contents = buf;
+  return svn_error_trace(svn_io_file_close(file, result_pool));
+}
+
 svn_error_t *
 svn_fs_fs__txn_file_read(svn_stringbuf_t **contents, const char *path,
                          apr_pool_t *result_pool)
 {
-  svn_error_t *err = svn_stringbuf_from_file2(contents, path, result_pool);
+  svn_error_t *err = read_whole_file(contents, path, result_pool);
 
   if (err && APR_STATUS_IS_ENOENT(err->apr_err))
     {
@@ -451,7 +480,7 @@ take_next_id(apr_uint64_t *number, svn_fs_t *fs,
   char buf[2 * SVN_INT64_BUFFER_SIZE + 3];
   apr_size_t len;
 
-  SVN_ERR(svn_stringbuf_from_file2(&text, path, scratch_pool));
+  SVN_ERR(read_whole_file(&text, path, scratch_pool));
   SVN_ERR(svn_fs_fs__txn_next_ids_parse(&node, &cp, text->data, text->len,
                                         path));
   *number = copy ? cp++ : node++;
