@@ -52,6 +52,7 @@ typedef struct protorev_lock_t
      from "itemidx" (0: not read yet; real values are >= 1). */
   apr_uint64_t next_item;
   svn_boolean_t itemidx_exists;  /* "itemidx" is on disk (when known) */
+  apr_size_t itemidx_len;        /* and its length in bytes */
 } protorev_lock_t;
 
 /* Forget what the handle keeps of the index files (after they were cut
@@ -271,6 +272,26 @@ svn_fs_fs__txn_itemidx_parse(apr_uint64_t *next_item, const char *data,
   return SVN_NO_ERROR;
 }
 
+/* Write the LEN bytes at DATA over PATH, which held OLD_LEN bytes (0:
+   missing).  When the new text is not shorter it is written over the old
+   one without truncating first: on ext4 (auto_da_alloc) a file truncated
+   to zero and rewritten is forced to disk at close, which cost ~1.5 ms
+   per item index or node id taken.  Same bytes, same (no) durability. */
+static svn_error_t *
+overwrite_small_file(const char *path, const char *data, apr_size_t len,
+                     apr_size_t old_len, apr_pool_t *scratch_pool)
+{
+  apr_file_t *file;
+
+  if (len < old_len)
+    return svn_error_trace(svn_fs_fs__txn_file_write(path, data, len, FALSE,
+                                                     scratch_pool));
+  SVN_ERR(svn_io_file_open(&file, path, APR_WRITE | APR_CREATE,
+                           APR_OS_DEFAULT, scratch_pool));
+  SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));
+  return svn_error_trace(svn_io_file_close(file, scratch_pool));
+}
+
 /* Read the next user item index of PROTOREV's transaction from
    "itemidx" into the handle, unless it is there already. */
 static svn_error_t *
@@ -291,6 +312,7 @@ load_item_index(svn_fs_fs__protorev_t *protorev, apr_pool_t *scratch_pool)
   else
     lock->next_item = SVN_FS_FS__ITEM_INDEX_FIRST_USER;
   lock->itemidx_exists = (text != NULL);
+  lock->itemidx_len = text ? text->len : 0;
   return SVN_NO_ERROR;
 }
 
@@ -308,12 +330,13 @@ take_item_index(apr_uint64_t *item, svn_fs_fs__protorev_t *protorev,
   SVN_ERR(load_item_index(protorev, scratch_pool));
   *item = lock->next_item;
   next = apr_psprintf(scratch_pool, "%" APR_UINT64_T_FMT, *item + 1);
-  SVN_ERR(svn_fs_fs__txn_file_write(
+  SVN_ERR(overwrite_small_file(
             svn_fs_fs__txn_path(protorev->fs, &protorev->txn_id, "itemidx",
                                 scratch_pool),
-            next, strlen(next), FALSE, scratch_pool));
+            next, strlen(next), lock->itemidx_len, scratch_pool));
   lock->next_item = *item + 1;
   lock->itemidx_exists = TRUE;
+  lock->itemidx_len = strlen(next);
   return SVN_NO_ERROR;
 }
 

@@ -467,6 +467,26 @@ svn_fs_fs__txn_set_props(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
 /* ------------------------------------------------------------------ */
 /* Ids (TXN-3)                                                         */
 
+/* Write the LEN bytes at DATA over PATH, which held OLD_LEN bytes (0:
+   missing).  When the new text is not shorter it is written over the old
+   one without truncating first: on ext4 (auto_da_alloc) a file truncated
+   to zero and rewritten is forced to disk at close, which cost ~1.5 ms
+   per item index or node id taken.  Same bytes, same (no) durability. */
+static svn_error_t *
+overwrite_small_file(const char *path, const char *data, apr_size_t len,
+                     apr_size_t old_len, apr_pool_t *scratch_pool)
+{
+  apr_file_t *file;
+
+  if (len < old_len)
+    return svn_error_trace(svn_fs_fs__txn_file_write(path, data, len, FALSE,
+                                                     scratch_pool));
+  SVN_ERR(svn_io_file_open(&file, path, APR_WRITE | APR_CREATE,
+                           APR_OS_DEFAULT, scratch_pool));
+  SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));
+  return svn_error_trace(svn_io_file_close(file, scratch_pool));
+}
+
 /* Take the next node id (COPY false) or copy id (COPY true) of TXN_ID. */
 static svn_error_t *
 take_next_id(apr_uint64_t *number, svn_fs_t *fs,
@@ -492,8 +512,8 @@ take_next_id(apr_uint64_t *number, svn_fs_t *fs,
   buf[len++] = '\n';
   /* Like the stock module, updates carry a terminating NUL (TXN-3). */
   buf[len++] = '\0';
-  return svn_error_trace(svn_fs_fs__txn_file_write(path, buf, len, FALSE,
-                                                   scratch_pool));
+  return svn_error_trace(overwrite_small_file(path, buf, len, text->len,
+                                              scratch_pool));
 }
 
 svn_error_t *
