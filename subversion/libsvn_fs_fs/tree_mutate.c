@@ -340,12 +340,12 @@ record_change(svn_fs_root_t *root, const char *path,
 {
   svn_fs_fs__change_t change = { { 0 } };
 
-  change.path.data = path;
-  change.path.len = strlen(path);
-  change.noderev_id = id;
   change.change_kind = change_kind;
-  change.text_mod = text_mod;
+  change.noderev_id = id;
+  change.path.len = strlen(path);
+  change.path.data = path;
   change.prop_mod = prop_mod;
+  change.text_mod = text_mod;
   /* Formats before 7 have no mergeinfo-mod field (TREE-11). */
   if (SVN_FS_FS__DATA(root->fs)->format < 7)
     change.mergeinfo_mod = svn_tristate_unknown;
