@@ -28,6 +28,7 @@
 #include "paths.h"
 #include "rep_read.h"
 #include "revfile.h"
+#include "txn_store.h"
 
 /* First read size for a node-rev; nearly all records are shorter. */
 #define NODEREV_FIRST_READ 1024
@@ -69,17 +70,16 @@ read_txn_file(svn_stringbuf_t **contents, const char **path, svn_fs_t *fs,
               const svn_fs_fs__id_t *id, const char *suffix,
               apr_pool_t *pool)
 {
-  svn_error_t *err;
-
   *path = txn_node_path(fs, id, suffix, pool);
-  err = svn_stringbuf_from_file2(contents, *path, pool);
-  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
-    return svn_error_createf(SVN_ERR_FS_ID_NOT_FOUND, err,
+  /* txn_store's reader: no fstat per read (perf). */
+  SVN_ERR(svn_fs_fs__txn_file_read(contents, *path, pool));
+  if (!*contents)
+    return svn_error_createf(SVN_ERR_FS_ID_NOT_FOUND, NULL,
                              "Reference to non-existent node '%s' in "
                              "filesystem '%s'",
                              svn_fs_fs__id_unparse(id, pool)->data,
                              fs->path);
-  return svn_error_trace(err);
+  return SVN_NO_ERROR;
 }
 
 /* The node-rev of transaction ID, read from its file. */

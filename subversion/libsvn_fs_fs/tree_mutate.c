@@ -338,24 +338,22 @@ record_change(svn_fs_root_t *root, const char *path,
               svn_revnum_t copyfrom_rev, const char *copyfrom_path,
               apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__change_t change = { { 0 } };
+  svn_fs_fs__change_t change = {
+    .path = { path, strlen(path) },
+    .noderev_id = id,
+    .change_kind = change_kind,
+    .node_kind = kind,
+    .text_mod = text_mod,
+    .prop_mod = prop_mod,
+    /* Formats before 7 have no mergeinfo-mod field (TREE-11). */
+    .mergeinfo_mod = SVN_FS_FS__DATA(root->fs)->format < 7
+                     ? svn_tristate_unknown
+                     : (mergeinfo_mod ? svn_tristate_true : svn_tristate_false),
+    .copyfrom_known = TRUE,
+    .copyfrom_rev = copyfrom_rev,
+    .copyfrom_path = copyfrom_path,
+  };
 
-  change.path.data = path;
-  change.path.len = strlen(path);
-  change.noderev_id = id;
-  change.change_kind = change_kind;
-  change.text_mod = text_mod;
-  change.prop_mod = prop_mod;
-  /* Formats before 7 have no mergeinfo-mod field (TREE-11). */
-  if (SVN_FS_FS__DATA(root->fs)->format < 7)
-    change.mergeinfo_mod = svn_tristate_unknown;
-  else
-    change.mergeinfo_mod = mergeinfo_mod ? svn_tristate_true
-                                         : svn_tristate_false;
-  change.node_kind = kind;
-  change.copyfrom_known = TRUE;
-  change.copyfrom_rev = copyfrom_rev;
-  change.copyfrom_path = copyfrom_path;
   return svn_error_trace(svn_fs_fs__txn_add_change(
                            root->fs, svn_fs_fs__root_txn_id(root), &change,
                            scratch_pool));

@@ -346,14 +346,15 @@ svn_fs_fs__txn_root(svn_fs_root_t **root_p, svn_fs_txn_t *txn,
                     apr_pool_t *pool)
 {
   apr_hash_t *props;
-  apr_uint32_t flags = 0;
+  apr_uint32_t flags;
 
   SVN_ERR(svn_fs__check_fs(txn->fs, TRUE));
   SVN_ERR(read_props(&props, txn, pool, pool));
-  if (svn_hash_gets(props, SVN_FS__PROP_TXN_CHECK_OOD))
-    flags |= SVN_FS_TXN_CHECK_OOD;
-  if (svn_hash_gets(props, SVN_FS__PROP_TXN_CHECK_LOCKS))
-    flags |= SVN_FS_TXN_CHECK_LOCKS;
+  /* The begin flags live on as internal txn props (TXN-5). */
+  flags = (svn_hash_gets(props, SVN_FS__PROP_TXN_CHECK_LOCKS)
+           ? SVN_FS_TXN_CHECK_LOCKS : 0)
+          | (svn_hash_gets(props, SVN_FS__PROP_TXN_CHECK_OOD)
+             ? SVN_FS_TXN_CHECK_OOD : 0);
   return svn_error_trace(svn_fs_fs__txn_root_create(root_p, txn->fs,
                                                     txn_id_of(txn), txn->id,
                                                     txn->base_rev, flags,

@@ -390,7 +390,16 @@ class Scratch:
         if os.environ.get("FSFS7_KEEP"):
             log("keeping %s" % self.dir)
         else:
-            shutil.rmtree(self.dir, ignore_errors=True)
+            remove_tree(self.dir)
+
+
+def remove_tree(path):
+    """rm -rf PATH.  The rm(1) binary, not shutil.rmtree: on this machine
+    rmtree spends ~1 s of system time per 1,600-entry repository copy
+    (rm: 0.1 s), which made cleaning up test_admin.py's scratch 28 s."""
+    subprocess.run(["rm", "-rf", "--", path], stdin=subprocess.DEVNULL)
+    if os.path.lexists(path):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 class RepoCopies(dict):

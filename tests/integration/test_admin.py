@@ -10,6 +10,11 @@ compared: output, error codes and the files left on disk.  Whatever ours
 writes must then be accepted by stock (`svnadmin verify`, `svnadmin dump`).
 Commits through our module are not supported yet, so repositories only
 grow through stock.  Tests are named test_admin_<operation>[_<what>].
+
+`make check` runs the quick set: every operation and every refusal or
+error case, each on one or two representative variants (physical and
+packed logical addressing, format 6 and format 8).  FSFS7_SLOW=1 (`make
+check-slow`) repeats the per-variant checks on all variants and datasets.
 """
 
 import os
@@ -26,8 +31,14 @@ import fsfs7test as T  # noqa: E402
 MAVEN, LOOKED = T.find_maven_small()
 DS = {}
 S = None          # T.Scratch of this run
-REPOS = {}        # (dataset, variant) -> per-run copy of the reference repo
+REPOS = T.RepoCopies()   # (dataset, variant) -> per-run copy, made on first use
 UUID_RE = re.compile(rb"^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$")
+slow = unittest.skipUnless(T.SLOW, "slow check: FSFS7_SLOW=1 (make check-slow)")
+
+
+def at_depth(everything, quick):
+    """EVERYTHING under FSFS7_SLOW, else its QUICK representatives."""
+    return list(everything) if T.SLOW else list(quick)
 
 
 def setup():
@@ -36,9 +47,7 @@ def setup():
     if MAVEN:
         DS["maven"] = T.reference_repos(T.Dataset("maven", MAVEN))
     S = T.Scratch("admin")
-    for name, ds in DS.items():
-        for v, path in ds.repos.items():
-            REPOS[name, v] = S.copy_repo(path, "%s-%s" % (name, v))
+    REPOS.bind(S, DS)
 
 
 # ---- helpers ----------------------------------------------------------------
@@ -216,8 +225,9 @@ class Hotcopy(unittest.TestCase):
         between, so incremental copies meet newly packed shards (whose
         unpacked directories must go) and split revprop packs.  A third
         copy is made by stock and then brought up to date by ours."""
-        for name, compat, packed in (("f6p", "1.8", True), ("f7p", "1.9", True),
-                                     ("f8p", None, True), ("f8", None, False)):
+        shapes = (("f6p", "1.8", True), ("f7p", "1.9", True),
+                  ("f8p", None, True), ("f8", None, False))
+        for name, compat, packed in at_depth(shapes, (shapes[0], shapes[3])):
             with self.subTest(variant=name):
                 src = small_repo("small-" + name, compat, 4, 10, packed)
                 ref, mine, mixed = (S.path("small-%s-%s" % (w, name))
@@ -421,7 +431,8 @@ class Recover(unittest.TestCase):
 
 class Small(unittest.TestCase):
     def test_admin_info_all_variants(self):
-        for (ds, v), repo in sorted(REPOS.items()):
+        for ds, v in sorted((d, v) for d in DS for v in DS[d].repos):
+            repo = REPOS[ds, v]
             with self.subTest(repo="%s-%s" % (ds, v)):
                 a, b = T.stock("svnadmin", "info", repo), T.ours("svnadmin", "info", repo)
                 same_result(self, a, b, "svnadmin info")
@@ -429,7 +440,7 @@ class Small(unittest.TestCase):
 
     def test_admin_setuuid(self):
         new = b"11111111-2222-4333-8444-555555555555"
-        for v in ("f6", "f7", "f8p"):
+        for v in at_depth(("f6", "f7", "f8p"), ("f6", "f8p")):
             with self.subTest(variant=v):
                 before = uuid_lines(REPOS["gen", v])
                 ref, mine = fresh("gen", v, "uuid-stock"), fresh("gen", v, "uuid-ours")
@@ -475,7 +486,7 @@ for repo in sys.argv[1:]:
             except OSError:
                 print(name, "held")
 """)
-        for v in ("f6", "f7", "f8p"):
+        for v in at_depth(("f6", "f7", "f8p"), ("f6", "f8p")):
             with self.subTest(variant=v):
                 ref, mine = fresh("gen", v, "frz-stock"), fresh("gen", v, "frz-ours")
                 for r in (ref, mine):
@@ -566,7 +577,7 @@ class Revprops(unittest.TestCase):
         files = {"msg": S.path("rp-msg"), "big": S.path("rp-big")}
         write(files["msg"], b"message from setlog\n")
         write(files["big"], b"x" * 20000)
-        for compat in ("1.8", "1.9", "1.14"):
+        for compat in at_depth(("1.8", "1.9", "1.14"), ("1.8", "1.14")):
             with self.subTest(compat=compat):
                 base = S.path("rp-base-" + compat)
                 T.stock_ok("svnadmin", "create", "--compatible-version", compat, base)
@@ -730,22 +741,35 @@ class Locks(unittest.TestCase):
 
 # ---- test registration ------------------------------------------------------------
 
-def _add(cls, name, fn, *args):
-    setattr(cls, name, lambda self: fn(self, *args))
+def _add(cls, name, fn, ds, v, quick):
+    """Register test NAME running FN on (DS, V); only QUICK ones run
+    outside FSFS7_SLOW (the others repeat a behaviour on another shape)."""
+    def test(self):
+        fn(self, ds, v)
+    setattr(cls, name, test if quick else slow(test))
 
 
+# Quick representatives: full hotcopy of physical format 6, packed logical
+# format 8 and (maven) an upgraded format 8; incremental hotcopy with a
+# revprop change inside a packed shard (test_admin_hotcopy_small_shards_
+# incremental covers unpacked ones); recover unpacked (incl. lost revprops)
+# and packed; upgrade from 6, from packed 7, and the no-op on format 8.
 for _v in T.VARIANTS:
-    _add(Hotcopy, "test_admin_hotcopy_gen_%s" % _v, check_hotcopy, "gen", _v)
+    _add(Hotcopy, "test_admin_hotcopy_gen_%s" % _v, check_hotcopy, "gen", _v,
+         _v in ("f6", "f8p"))
     _add(Hotcopy, "test_admin_hotcopy_incremental_gen_%s" % _v,
-         check_hotcopy_incremental, "gen", _v)
-    _add(Recover, "test_admin_recover_gen_%s" % _v, check_recover, "gen", _v)
+         check_hotcopy_incremental, "gen", _v, _v == "f7p")
+    _add(Recover, "test_admin_recover_gen_%s" % _v, check_recover, "gen", _v,
+         _v in ("f6", "f8p"))
 for _v in ("f6", "f6p", "f7", "f7p", "f8"):
-    _add(Upgrade, "test_admin_upgrade_gen_%s" % _v, check_upgrade, "gen", _v)
+    _add(Upgrade, "test_admin_upgrade_gen_%s" % _v, check_upgrade, "gen", _v,
+         _v in ("f6", "f7p", "f8"))
 if MAVEN:
     for _v in ("f6", "f7p", "f8u"):
-        _add(Hotcopy, "test_admin_hotcopy_maven_%s" % _v, check_hotcopy, "maven", _v)
-    _add(Upgrade, "test_admin_upgrade_maven_f6p", check_upgrade, "maven", "f6p")
-    _add(Recover, "test_admin_recover_maven_f7p", check_recover, "maven", "f7p")
+        _add(Hotcopy, "test_admin_hotcopy_maven_%s" % _v, check_hotcopy, "maven", _v,
+             _v == "f8u")
+    _add(Upgrade, "test_admin_upgrade_maven_f6p", check_upgrade, "maven", "f6p", False)
+    _add(Recover, "test_admin_recover_maven_f7p", check_recover, "maven", "f7p", False)
 else:
     def test_admin_maven_dataset(self):
         self.skipTest("maven-small.svndump.gz not found (looked in $FSFS7_DATA, %s)"

@@ -289,7 +289,11 @@ test_read_all_reps(void **state)
       const char *repo = APR_ARRAY_IDX(repos, i, const char *);
       int n = check_repo(repo, TRUE);
       printf("# %s: %d representations read\n", repo, n);
+      /* Every test repository has file texts, so reading none means the
+         walk found nothing to check. */
+      assert_true(n > 0);
     }
+  assert_true(repos->nelts > 0);
 }
 
 /* TRUE if ERR is one of the errors damaged data may give. */
