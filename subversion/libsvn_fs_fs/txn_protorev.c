@@ -272,26 +272,6 @@ svn_fs_fs__txn_itemidx_parse(apr_uint64_t *next_item, const char *data,
   return SVN_NO_ERROR;
 }
 
-/* Write the LEN bytes at DATA over PATH, which held OLD_LEN bytes (0:
-   missing).  When the new text is not shorter it is written over the old
-   one without truncating first: on ext4 (auto_da_alloc) a file truncated
-   to zero and rewritten is forced to disk at close, which cost ~1.5 ms
-   per item index or node id taken.  Same bytes, same (no) durability. */
-static svn_error_t *
-overwrite_small_file(const char *path, const char *data, apr_size_t len,
-                     apr_size_t old_len, apr_pool_t *scratch_pool)
-{
-  apr_file_t *file;
-
-  if (len < old_len)
-    return svn_error_trace(svn_fs_fs__txn_file_write(path, data, len, FALSE,
-                                                     scratch_pool));
-  SVN_ERR(svn_io_file_open(&file, path, APR_WRITE | APR_CREATE,
-                           APR_OS_DEFAULT, scratch_pool));
-  SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));
-  return svn_error_trace(svn_io_file_close(file, scratch_pool));
-}
-
 /* Read the next user item index of PROTOREV's transaction from
    "itemidx" into the handle, unless it is there already. */
 static svn_error_t *
@@ -330,7 +310,7 @@ take_item_index(apr_uint64_t *item, svn_fs_fs__protorev_t *protorev,
   SVN_ERR(load_item_index(protorev, scratch_pool));
   *item = lock->next_item;
   next = apr_psprintf(scratch_pool, "%" APR_UINT64_T_FMT, *item + 1);
-  SVN_ERR(overwrite_small_file(
+  SVN_ERR(svn_fs_fs__txn_file_overwrite(
             svn_fs_fs__txn_path(protorev->fs, &protorev->txn_id, "itemidx",
                                 scratch_pool),
             next, strlen(next), lock->itemidx_len, scratch_pool));

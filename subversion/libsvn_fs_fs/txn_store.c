@@ -467,14 +467,14 @@ svn_fs_fs__txn_set_props(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
 /* ------------------------------------------------------------------ */
 /* Ids (TXN-3)                                                         */
 
-/* Write the LEN bytes at DATA over PATH, which held OLD_LEN bytes (0:
-   missing).  When the new text is not shorter it is written over the old
-   one without truncating first: on ext4 (auto_da_alloc) a file truncated
-   to zero and rewritten is forced to disk at close, which cost ~1.5 ms
-   per item index or node id taken.  Same bytes, same (no) durability. */
-static svn_error_t *
-overwrite_small_file(const char *path, const char *data, apr_size_t len,
-                     apr_size_t old_len, apr_pool_t *scratch_pool)
+/* Without truncating first when the new text is not shorter: on ext4
+   (auto_da_alloc) a file truncated to zero and rewritten is forced to disk
+   at close, which cost ~1.5 ms per item index or node id taken.  Same
+   bytes, same (no) durability. */
+svn_error_t *
+svn_fs_fs__txn_file_overwrite(const char *path, const char *data,
+                              apr_size_t len, apr_size_t old_len,
+                              apr_pool_t *scratch_pool)
 {
   apr_file_t *file;
 
@@ -512,8 +512,9 @@ take_next_id(apr_uint64_t *number, svn_fs_t *fs,
   buf[len++] = '\n';
   /* Like the stock module, updates carry a terminating NUL (TXN-3). */
   buf[len++] = '\0';
-  return svn_error_trace(overwrite_small_file(path, buf, len, text->len,
-                                              scratch_pool));
+  return svn_error_trace(svn_fs_fs__txn_file_overwrite(path, buf, len,
+                                                       text->len,
+                                                       scratch_pool));
 }
 
 svn_error_t *

@@ -339,6 +339,13 @@ svn_fs_fs__txn_file_write(const char *path, const char *data,
                           apr_size_t len, svn_boolean_t flush,
                           apr_pool_t *scratch_pool);
 
+/* Write the LEN bytes at DATA over PATH, which held OLD_LEN bytes (0:
+   missing) -- a small counter file (next-ids, itemidx) that only grows. */
+svn_error_t *
+svn_fs_fs__txn_file_overwrite(const char *path, const char *data,
+                              apr_size_t len, apr_size_t old_len,
+                              apr_pool_t *scratch_pool);
+
 /* Append LEN bytes of DATA to PATH (created if missing) in one write;
    the bytes are handed to the OS before this returns. */
 svn_error_t *
