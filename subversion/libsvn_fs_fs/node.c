@@ -178,8 +178,8 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
   if (svn_fs_fs__id_is_txn(id))
     return svn_error_trace(read_txn_noderev(noderev, fs, id, result_pool,
                                             scratch_pool));
-  key.revision = id->rev_item.revision;
-  key.second = (apr_int64_t)id->rev_item.number;
+  key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                  (apr_int64_t)id->rev_item.number);
   if (ffd->node_revision_cache)
     {
       SVN_ERR(svn_cache__get((void **)noderev, &found,
@@ -287,8 +287,7 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
       *entries = apr_array_make(result_pool, 0, sizeof(svn_fs_dirent_t *));
       return SVN_NO_ERROR;
     }
-  key.revision = rep->revision;
-  key.second = (apr_int64_t)rep->item_index;
+  key = svn_fs_fs__pair_cache_key(rep->revision, (apr_int64_t)rep->item_index);
   if (ffd->dir_cache)
     {
       SVN_ERR(svn_cache__get((void **)entries, &found, ffd->dir_cache, &key,
@@ -326,8 +325,8 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
       svn_fs_fs__pair_cache_key_t key;
       svn_boolean_t found;
 
-      key.revision = rep->revision;
-      key.second = (apr_int64_t)rep->item_index;
+      key = svn_fs_fs__pair_cache_key(rep->revision,
+                                      (apr_int64_t)rep->item_index);
       SVN_ERR(svn_cache__get_partial((void **)dirent, &found, ffd->dir_cache,
                                      &key, svn_fs_fs__dirents_get_entry,
                                      (void *)name, result_pool));
@@ -385,8 +384,7 @@ svn_fs_fs__node_proplist(apr_hash_t **props, svn_fs_t *fs,
       *props = apr_hash_make(result_pool);
       return SVN_NO_ERROR;
     }
-  key.revision = rep->revision;
-  key.second = (apr_int64_t)rep->item_index;
+  key = svn_fs_fs__pair_cache_key(rep->revision, (apr_int64_t)rep->item_index);
   if (cache)
     {
       SVN_ERR(svn_cache__get((void **)props, &found, cache, &key,
@@ -641,8 +639,7 @@ get_block(svn_fs_fs__changes_block_t **block, svn_fs_t *fs, svn_revnum_t rev,
   svn_fs_fs__pair_cache_key_t key;
   svn_boolean_t found;
 
-  key.revision = rev;
-  key.second = (apr_int64_t)block_no;
+  key = svn_fs_fs__pair_cache_key(rev, (apr_int64_t)block_no);
   if (cache)
     {
       SVN_ERR(svn_cache__get((void **)block, &found, cache, &key,

@@ -177,11 +177,7 @@ wrap_src_error(svn_error_t *err, const rep_src_t *src)
 static svn_fs_fs__pair_cache_key_t
 make_key(svn_revnum_t rev, apr_uint64_t item)
 {
-  svn_fs_fs__pair_cache_key_t key;
-  memset(&key, 0, sizeof(key));
-  key.revision = rev;
-  key.second = (apr_int64_t)item;
-  return key;
+  return svn_fs_fs__pair_cache_key(rev, (apr_int64_t)item);
 }
 
 /* The file of R holding REV, opened once per read. */
