@@ -57,6 +57,7 @@ def sh(args, env=None, ok=True, timeout=120, input=None):
     """Run ARGS (stock environment); a CompletedProcess with str output."""
     e = T.stock_env()
     e.pop("MAKEFLAGS", None)      # a sub-make must not look for make check's jobserver
+    e["PATH"] = e.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"   # apache2ctl
     e.update(env or {})
     p = subprocess.run(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=timeout, input=input, text=True)
