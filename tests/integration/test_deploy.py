@@ -166,7 +166,8 @@ class Apache:
         self.pidfile = os.path.join(self.dir, "run", "apache2.pid")
         # Kills whichever Apache the pid file names by then (restarts
         # replace it).
-        self.dog = watchdog("kill -KILL $(cat %s) 2>/dev/null" % self.pidfile)
+        self.dog = watchdog("p=$(cat %s); kill -TERM $p; sleep 5; kill -KILL $p"
+                            % self.pidfile)
 
     def start(self):
         sh(["apache2ctl", "-k", "start"], env=self.env)
