@@ -224,17 +224,46 @@ check_linked_libraries(void)
   return svn_ver_check_list2(fsfs7_get_version(), list, svn_ver_equal);
 }
 
-/* The module's one exported symbol.  The loader hands in its own version;
-   its major number must be ours, the rest is checked library by library. */
+/* What fsfs7 says instead of crashing or mis-reading after a Subversion
+   update: the release it was built for, what it found (FOUND_WHAT, in
+   words; CAUSE, if any, names the library that differs) and what to do. */
+#define FSFS7_REFUSAL_HINT \
+  "; install the fsfs7 built for this Subversion, or switch back to " \
+  "the stock module (fsfs7-disable)"
+
+static svn_error_t *
+version_refusal(const char *found_what, svn_error_t *cause)
+{
+  const svn_version_t *ours = fsfs7_get_version();
+
+  return svn_error_createf(SVN_ERR_VERSION_MISMATCH, cause,
+                           "fsfs7 " PACKAGE_VERSION " was built for "
+                           "Subversion %d.%d.%d%s but %s" FSFS7_REFUSAL_HINT,
+                           ours->major, ours->minor, ours->patch, ours->tag,
+                           found_what);
+}
+
+/* The module's one exported symbol.  The loader hands in its own version
+   (libsvn_fs's); it and every libsvn library whose private functions we
+   call must be exactly the release we were compiled against. */
 __attribute__((visibility("default"))) svn_error_t *
 svn_fs_fs__init(const svn_version_t *loader_version,
                 fs_library_vtable_t **vtable, apr_pool_t *common_pool)
 {
-  if (loader_version->major != SVN_VER_MAJOR)
-    return svn_error_createf(SVN_ERR_VERSION_MISMATCH, NULL,
-                             "fsfs7 cannot work with FS loader major "
-                             "version %d", loader_version->major);
-  SVN_ERR(check_linked_libraries());
+  svn_error_t *err;
+  char found[80];
+
+  if (!svn_ver_equal(loader_version, fsfs7_get_version()))
+    {
+      apr_snprintf(found, sizeof(found), "it is loaded by libsvn_fs %d.%d.%d%s",
+                   loader_version->major, loader_version->minor,
+                   loader_version->patch, loader_version->tag);
+      return version_refusal(found, NULL);
+    }
+  err = check_linked_libraries();
+  if (err)
+    return version_refusal("a different release of its libraries is loaded",
+                           err);
   *vtable = &library_vtable;
   return SVN_NO_ERROR;
 }

@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""Integration test: real deployments (README, "Switching a server to fsfs7
+and back").
+
+`make deb` builds the package, which is unpacked with `dpkg -x` into a
+scratch root (and `make install DESTDIR=` into another); the unpacked
+fsfs7-enable/-disable/-check find the module under that root.  Then:
+
+- the package's control data: Depends on exactly the installed libsvn1;
+  its preinst refuses another libsvn1 (a stand-in dpkg-query says which);
+- refusals: fsfs7-enable with a built-for naming another libsvn1 changes
+  nothing; the module's svn_fs_fs__init, called directly (ctypes), refuses
+  a libsvn_fs of another release, and a libsvn_subr of another release
+  (an LD_PRELOADed svn_subr_version), with E200019 naming both versions;
+- a private Apache (own ServerRoot and APACHE_CONFDIR, event MPM,
+  mod_dav_svn, Basic auth, a free loopback port) started on stock and
+  switched by `fsfs7-enable apache2` (which restarts it and checks
+  /proc/PID/maps), and a threaded svnserve (-T) started with the
+  environment of the drop-in `fsfs7-enable svnserve` wrote; checkout,
+  commit, propset, lock, log over http://, svnsync from the http://
+  repository to the svn:// one, equal stock dumps, stock verify; every
+  server process maps our module;
+- `fsfs7-disable` both: Apache restarted on stock by the command itself,
+  svnserve restarted without the drop-in; the same repositories take a
+  commit and a sync on stock, dumps still equal.
+
+Bounded: every server runs under a watchdog that kills it after
+SERVE_SECONDS even if this script dies; loopback only.
+Tests are named test_deploy_<what>.
+"""
+
+import glob
+import hashlib
+import base64
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fsfs7test as T  # noqa: E402
+
+S = None                 # T.Scratch of this run
+ROOT = None              # the package unpacked with dpkg -x
+SERVE_SECONDS = 300      # a server left behind dies after this anyway
+USER, PASSWORD = "u", "p"
+LIBSVN1 = None           # the installed libsvn1 version
+
+
+def sh(args, env=None, ok=True, timeout=120, input=None):
+    """Run ARGS (stock environment); a CompletedProcess with str output."""
+    e = T.stock_env()
+    e.pop("MAKEFLAGS", None)      # a sub-make must not look for make check's jobserver
+    e["PATH"] = e.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"   # apache2ctl
+    e.update(env or {})
+    p = subprocess.run(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout, input=input, text=True)
+    if ok and p.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s%s" % (" ".join(args), p.returncode,
+                                                       p.stdout, p.stderr))
+    return p
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, alive=lambda: True, what="server"):
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if not alive():
+            raise AssertionError("%s exited" % what)
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("%s did not listen on port %d" % (what, port))
+
+
+def watchdog(kill_cmd):
+    """A detached shell that runs KILL_CMD after SERVE_SECONDS, even if
+    this script is killed; returns its Popen (kill it when done)."""
+    return subprocess.Popen(["sh", "-c", "sleep %d; %s" % (SERVE_SECONDS, kill_cmd)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def tool(name):
+    return os.path.join(ROOT, "usr", "bin", name)
+
+
+def mine():
+    return os.path.realpath(os.path.join(ROOT, "usr", "lib", "fsfs7", "libsvn_fs_fs-1.so.1"))
+
+
+def mapped(pid):
+    """The realpath of the libsvn_fs_fs PID has mapped, or None."""
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            if "libsvn_fs_fs-1.so" in line:
+                return os.path.realpath(line.split()[-1])
+    return None
+
+
+def children(pid):
+    out = []
+    for st in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(st) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(st.split("/")[2]))
+    return out
+
+
+# ---- the servers ----------------------------------------------------------
+
+class Apache:
+    """A private Apache: APACHE_CONFDIR=DIR with its own envvars and
+    apache2.conf, run by apache2ctl -k (as the enable command does)."""
+
+    def __init__(self, parent):
+        self.dir = S.path("apache2")
+        self.port = free_port()
+        for d in ("run", "lock", "log"):
+            os.makedirs(os.path.join(self.dir, d), exist_ok=True)
+        runas = "www-data" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
+        with open(os.path.join(self.dir, "envvars"), "w") as f:
+            f.write("unset HOME\n"
+                    "export APACHE_RUN_USER=%s\nexport APACHE_RUN_GROUP=%s\n"
+                    "export APACHE_PID_FILE=%s/run/apache2.pid\n"
+                    "export APACHE_RUN_DIR=%s/run\nexport APACHE_LOCK_DIR=%s/lock\n"
+                    "export APACHE_LOG_DIR=%s/log\nexport LANG=C\n"
+                    % ((runas, runas) + (self.dir,) * 4))
+        digest = base64.b64encode(hashlib.sha1(PASSWORD.encode()).digest()).decode()
+        with open(os.path.join(self.dir, "htpasswd"), "w") as f:
+            f.write("%s:{SHA}%s\n" % (USER, digest))
+        mods = ["mpm_event", "authz_core", "authn_core", "authn_file", "auth_basic",
+                "authz_user", "dav", "dav_svn"]
+        with open(os.path.join(self.dir, "apache2.conf"), "w") as f:
+            f.write("ServerRoot %s\nServerName 127.0.0.1\nListen 127.0.0.1:%d\n"
+                    "PidFile ${APACHE_PID_FILE}\nMutex file:${APACHE_LOCK_DIR} default\n"
+                    "DefaultRuntimeDir ${APACHE_RUN_DIR}\n"
+                    "User ${APACHE_RUN_USER}\nGroup ${APACHE_RUN_GROUP}\n"
+                    "ErrorLog ${APACHE_LOG_DIR}/error.log\nLogLevel warn\n"
+                    "StartServers 1\nServerLimit 2\nThreadsPerChild 8\n"
+                    "MaxRequestWorkers 16\nTimeout 60\n"
+                    % (self.dir, self.port))
+            for m in mods:
+                f.write("LoadModule %s_module /usr/lib/apache2/modules/mod_%s.so\n" % (m, m))
+            f.write("<Location /svn>\n  DAV svn\n  SVNParentPath %s\n"
+                    "  AuthType Basic\n  AuthName fsfs7\n  AuthUserFile %s/htpasswd\n"
+                    "  Require valid-user\n</Location>\n" % (parent, self.dir))
+        self.env = {"APACHE_CONFDIR": self.dir}
+        self.pidfile = os.path.join(self.dir, "run", "apache2.pid")
+        # Kills whichever Apache the pid file names by then (restarts
+        # replace it).
+        self.dog = watchdog("p=$(cat %s); kill -TERM $p; sleep 5; kill -KILL $p"
+                            % self.pidfile)
+
+    def start(self):
+        sh(["apache2ctl", "-k", "start"], env=self.env)
+        self.wait()
+
+    def wait(self):
+        deadline = time.monotonic() + 20
+        while not os.path.exists(self.pidfile) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        wait_listening(self.port, what="apache2")
+
+    def pid(self):
+        with open(self.pidfile) as f:
+            return int(f.read())
+
+    def url(self, repo, path=""):
+        return "http://127.0.0.1:%d/svn/%s%s" % (self.port, repo, "/" + path if path else "")
+
+    def stop(self):
+        try:
+            pid = self.pid()
+        except (OSError, ValueError):
+            pid = None
+        sh(["apache2ctl", "-k", "stop"], env=self.env, ok=False)
+        deadline = time.monotonic() + 10
+        while pid and os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if pid and os.path.exists("/proc/%d" % pid):
+            os.kill(pid, signal.SIGKILL)
+
+    def error_log(self):
+        try:
+            with open(os.path.join(self.dir, "log", "error.log")) as f:
+                return f.read()[-3000:]
+        except OSError:
+            return ""
+
+
+class Svnserve:
+    """svnserve -d -T on ROOT, with the environment of the systemd drop-in
+    DROPIN (its Environment= lines) when given: what systemd would run."""
+
+    def __init__(self, root, dropin=None):
+        self.port = free_port()
+        env = T.stock_env()
+        if dropin:
+            with open(dropin) as f:
+                for line in f:
+                    m = re.match(r"\s*Environment=(\w+)=(.*)", line)
+                    if m:
+                        env[m.group(1)] = m.group(2).strip()
+        self.env = env
+        self.proc = subprocess.Popen(
+            ["timeout", "-s", "KILL", str(SERVE_SECONDS), "svnserve", "-d", "--foreground",
+             "-T", "-r", root, "--listen-host", "127.0.0.1", "--listen-port", str(self.port)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            start_new_session=True)
+        wait_listening(self.port, lambda: self.proc.poll() is None, "svnserve")
+
+    def pid(self):
+        kids = children(self.proc.pid)     # timeout's child is svnserve
+        return kids[0]
+
+    def url(self, repo, path=""):
+        return "svn://127.0.0.1:%d/%s%s" % (self.port, repo, "/" + path if path else "")
+
+    def stop(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=10)
+        self.proc.stderr.close()
+
+
+# ---- set-up -----------------------------------------------------------------
+
+def setup():
+    global S, ROOT, LIBSVN1
+    S = T.Scratch("deploy")
+    os.chmod(S.dir, 0o755)           # Apache's user reads the module here
+    for prog in ("apache2ctl", "svnserve", "dpkg-deb", "svnsync"):
+        if not shutil.which(prog, path=os.environ.get("PATH", "") + ":/usr/sbin"):
+            raise T.SetupError("%s is missing (build/setup.sh installs it)" % prog)
+    if not os.path.exists("/usr/lib/apache2/modules/mod_dav_svn.so"):
+        raise T.SetupError("mod_dav_svn is missing (libapache2-mod-svn; build/setup.sh)")
+    LIBSVN1 = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libsvn1"],
+                             stdout=subprocess.PIPE, text=True).stdout.strip()
+    p = sh(["make", "-s", "-C", T.TOP_BUILDDIR, "deb",
+            "DEB_OUT=" + S.path("deb"), "DEB_ROOT=" + S.path("deb-root")], ok=False, timeout=600)
+    if p.returncode != 0:
+        raise T.SetupError("make deb failed:\n%s%s" % (p.stdout, p.stderr))
+    debs = glob.glob(S.path("deb", "fsfs7_*.deb"))
+    if len(debs) != 1:
+        raise T.SetupError("make deb made %r" % debs)
+    ROOT = S.path("root")
+    subprocess.run(["dpkg", "-x", debs[0], ROOT], check=True)
+    subprocess.run(["dpkg-deb", "-e", debs[0], S.path("control")], check=True)
+    os.chmod(ROOT, 0o755)
+
+
+def make_repos():
+    """PARENT/H (served by Apache) and SVNROOT/S (svnserve, a sync target)."""
+    parent, svnroot = S.path("http-repos"), S.path("svn-repos")
+    os.makedirs(parent)
+    os.makedirs(svnroot)
+    h, s = os.path.join(parent, "H"), os.path.join(svnroot, "S")
+    T.stock_ok("svnadmin", "create", h)
+    T.stock_ok("svnadmin", "create", s)
+    T.allow_revprop_changes(s)
+    with open(os.path.join(s, "conf", "svnserve.conf"), "w") as f:
+        f.write("[general]\nanon-access = read\nauth-access = write\npassword-db = passwd\n")
+    with open(os.path.join(s, "conf", "passwd"), "w") as f:
+        f.write("[users]\n%s = %s\n" % (USER, PASSWORD))
+    if os.geteuid() == 0:
+        subprocess.run(["chown", "-R", "www-data:www-data", parent], check=True)
+    return parent, h, svnroot, s
+
+
+AUTH = ["--non-interactive", "--no-auth-cache", "--username", USER, "--password", PASSWORD]
+
+
+def svn(*args):
+    return sh(["svn"] + list(args) + AUTH).stdout
+
+
+def dump(repo):
+    """Stock dump of r1:HEAD without the UUID (the sync target has its own)."""
+    p = T.stock_ok("svnadmin", "dump", "-q", "-r", "1:HEAD", repo)
+    return re.sub(rb"\nUUID: [-0-9a-f]+\n", b"\n", p.stdout)
+
+
+# ---- tests --------------------------------------------------------------------
+
+class Deploy(unittest.TestCase):
+
+    def test_deploy_package(self):
+        """Layout, exact libsvn1 dependency, preinst refusal."""
+        self.assertTrue(os.path.isfile(os.path.join(ROOT, "usr/lib/fsfs7/libsvn_fs_fs-1.so.1")))
+        for n in ("fsfs7-run", "fsfs7-enable", "fsfs7-disable", "fsfs7-check"):
+            self.assertTrue(os.access(tool(n), os.X_OK), n)
+        with open(S.path("control", "control")) as f:
+            control = f.read()
+        dep = re.search(r"^Depends: (.*)$", control, re.M).group(1)
+        self.assertIn("libsvn1 (= %s)" % LIBSVN1, dep)
+        preinst = S.path("control", "preinst")
+        self.assertEqual(sh(["sh", preinst, "install"], ok=False).returncode, 0)
+        fake = S.path("fake-bin")
+        os.makedirs(fake, exist_ok=True)
+        with open(os.path.join(fake, "dpkg-query"), "w") as f:
+            f.write("#!/bin/sh\necho '%s.1'\n" % LIBSVN1)
+        os.chmod(os.path.join(fake, "dpkg-query"), 0o755)
+        p = sh(["sh", preinst, "install"], ok=False,
+               env={"PATH": fake + ":" + os.environ["PATH"]})
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("built for libsvn1 %s" % LIBSVN1, p.stderr)
+        self.assertIn("libsvn1 %s.1 is installed" % LIBSVN1, p.stderr)
+        # The unpacked fsfs7-run finds the module under its own root.
+        p = sh([tool("fsfs7-run"), "svnadmin", "--version"])
+        self.assertIn("fsfs7", p.stdout)
+
+    def test_deploy_make_install(self):
+        """make install DESTDIR=: module in $(libdir)/fsfs7, tools in
+        $(bindir), no .la; the installed fsfs7-run uses that module."""
+        dest = S.path("destdir")
+        p = sh(["make", "-s", "-C", T.TOP_BUILDDIR, "install", "DESTDIR=" + dest],
+               ok=False, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        mods = glob.glob(dest + "/**/lib/fsfs7/libsvn_fs_fs-1.so.1", recursive=True)
+        self.assertEqual(len(mods), 1, mods)
+        self.assertEqual(glob.glob(dest + "/**/*.la", recursive=True), [])
+        runs = glob.glob(dest + "/**/bin/fsfs7-run", recursive=True)
+        self.assertEqual(len(runs), 1, runs)
+        p = sh([runs[0], "svnadmin", "--version"])
+        self.assertIn("fsfs7", p.stdout)
+
+    def test_deploy_refusals(self):
+        """fsfs7-enable refuses (and changes nothing) when built-for names
+        another libsvn1; svn_fs_fs__init refuses other releases."""
+        bf = os.path.join(ROOT, "usr/lib/fsfs7/built-for")
+        with open(bf) as f:
+            orig = f.read()
+        sysd = S.path("systemd-refusal")
+        try:
+            with open(bf, "w") as f:
+                f.write(orig.replace("LIBSVN1_VERSION=%s" % LIBSVN1,
+                                     "LIBSVN1_VERSION=%s.9" % LIBSVN1))
+            p = sh([tool("fsfs7-enable"), "--no-restart", "svnserve"], ok=False,
+                   env={"FSFS7_SYSTEMD_DIR": sysd})
+        finally:
+            with open(bf, "w") as f:
+                f.write(orig)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("built for libsvn1 %s.9" % LIBSVN1, p.stderr)
+        self.assertIn("libsvn1 %s is installed" % LIBSVN1, p.stderr)
+        self.assertFalse(os.path.exists(sysd))
+
+        # Load time: the module itself, called as libsvn_fs calls it.
+        script = S.path("init.py")
+        with open(script, "w") as f:
+            f.write(INIT_SCRIPT)
+        mod = os.path.join(ROOT, "usr/lib/fsfs7/libsvn_fs_fs-1.so.1")
+        p = sh(["python3", script, mod, "1.14.2"])
+        self.assertEqual(p.stdout.strip(), "vtable")
+        p = sh(["python3", script, mod, "1.14.99"])
+        self.assertRegex(p.stdout, r"E200019 fsfs7 \S+ was built for Subversion 1\.14\.2 "
+                         r"but it is loaded by libsvn_fs 1\.14\.99")
+        self.assertNotIn("vtable", p.stdout)
+        shim_c, shim = S.path("shim.c"), S.path("shim.so")
+        with open(shim_c, "w") as f:
+            f.write("typedef struct { int major, minor, patch; const char *tag; } v_t;\n"
+                    "const v_t *svn_subr_version(void)\n"
+                    "{ static const v_t v = { 1, 14, 99, \"\" }; return &v; }\n")
+        sh(["gcc", "-shared", "-fPIC", "-o", shim, shim_c])
+        p = sh(["python3", script, mod, "1.14.2"], env={"LD_PRELOAD": shim})
+        self.assertIn("E200019 fsfs7", p.stdout)
+        self.assertIn("built for Subversion 1.14.2", p.stdout)
+        self.assertRegex(p.stdout, r"E200019 .*'svn_subr'.*found 1\.14\.99, expected 1\.14\.2")
+        self.assertNotIn("vtable", p.stdout)
+
+    def test_deploy_servers(self):
+        """Apache and svnserve switched to fsfs7 and back the documented way."""
+        parent, h, svnroot, s = make_repos()
+        apache = Apache(parent)
+        sysd = S.path("systemd")
+        dropin = os.path.join(sysd, "svnserve.service.d", "fsfs7.conf")
+        env = {"APACHE_CONFDIR": apache.dir, "FSFS7_SYSTEMD_DIR": sysd}
+        srv = None
+        try:
+            apache.start()
+            p = sh([tool("fsfs7-check"), "apache2"], env=env, ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("stock", p.stdout)
+
+            # The switch, as documented.
+            p = sh([tool("fsfs7-enable"), "apache2"], env=env, ok=False, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("fsfs7", p.stdout)
+            apache.wait()
+            p = sh([tool("fsfs7-enable"), "--no-restart", "svnserve"], env=env)
+            self.assertTrue(os.path.isfile(dropin))
+            srv = Svnserve(svnroot, dropin)
+            p = sh([tool("fsfs7-check"), str(srv.pid()), "apache2"], env=env, ok=False)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            for pid in [apache.pid(), srv.pid()] + children(apache.pid()):
+                self.assertEqual(mapped(pid), mine(), "pid %d" % pid)
+
+            # Work over http:// on fsfs7.
+            wc = S.path("wc")
+            svn("checkout", "-q", apache.url("H"), wc)
+            os.makedirs(os.path.join(wc, "trunk", "d"))
+            for i in range(5):
+                with open(os.path.join(wc, "trunk", "d", "f%d" % i), "w") as f:
+                    f.write("line %d\n" % i * (i + 1))
+            svn("add", "-q", os.path.join(wc, "trunk"))
+            svn("commit", "-q", "-m", "first", wc)
+            svn("propset", "-q", "color", "blue", os.path.join(wc, "trunk", "d", "f1"))
+            with open(os.path.join(wc, "trunk", "d", "f2"), "a") as f:
+                f.write("more\n")
+            svn("commit", "-q", "-m", "second", wc)
+            svn("copy", "-q", "-m", "branch", apache.url("H", "trunk"),
+                apache.url("H", "branch"))
+            svn("lock", "-q", "-m", "mine", os.path.join(wc, "trunk", "d", "f3"))
+            log = svn("log", "-v", apache.url("H"))
+            self.assertIn("branch", log)
+            self.assertIn("second", log)
+            self.assertIn("A /trunk/d/f4", log)
+            self.assertEqual(svn("propget", "color", apache.url("H", "trunk/d/f1")).strip(),
+                             "blue")
+            self.assertIn(b"trunk/d/f3", T.stock_ok("svnadmin", "lslocks", h).stdout)
+
+            # svnsync http:// -> svn://, both servers on fsfs7.
+            sh(["svnsync", "init", srv.url("S"), apache.url("H")] + AUTH)
+            sh(["svnsync", "sync", srv.url("S")] + AUTH)
+            self.assertEqual(dump(h), dump(s))
+            T.stock_ok("svnadmin", "verify", "-q", h)
+            T.stock_ok("svnadmin", "verify", "-q", s)
+            for pid in (apache.pid(), srv.pid()):
+                self.assertEqual(mapped(pid), mine(), "pid %d" % pid)
+
+            # And back to stock, the same repositories.
+            p = sh([tool("fsfs7-disable"), "apache2"], env=env, ok=False, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("stock", p.stdout)
+            apache.wait()
+            sh([tool("fsfs7-disable"), "--no-restart", "svnserve"], env=env)
+            self.assertFalse(os.path.exists(dropin))
+            srv.stop()
+            srv = Svnserve(svnroot, None)
+            p = sh([tool("fsfs7-check"), str(srv.pid()), "apache2"], env=env, ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertEqual(p.stdout.count("stock ("), 2, p.stdout)
+            for pid in (apache.pid(), srv.pid()):
+                self.assertNotEqual(mapped(pid), mine(), "pid %d" % pid)
+                self.assertIsNotNone(mapped(pid), "pid %d" % pid)
+            svn("update", "-q", wc)
+            with open(os.path.join(wc, "trunk", "d", "f0"), "a") as f:
+                f.write("on stock\n")
+            svn("unlock", "-q", os.path.join(wc, "trunk", "d", "f3"))
+            svn("commit", "-q", "-m", "on stock", wc)
+            self.assertIn("on stock", svn("log", "-l", "1", apache.url("H")))
+            sh(["svnsync", "sync", srv.url("S")] + AUTH)
+            self.assertEqual(dump(h), dump(s))
+            self.assertIn("on stock", svn("log", "-l", "1", srv.url("S")))
+            T.stock_ok("svnadmin", "verify", "-q", h)
+            T.stock_ok("svnadmin", "verify", "-q", s)
+        finally:
+            if srv:
+                srv.stop()
+            apache.stop()
+            os.killpg(apache.dog.pid, signal.SIGKILL)
+            apache.dog.wait()
+
+
+# Calls svn_fs_fs__init(loader_version, &vtable, NULL) of the module argv[1]
+# with loader version argv[2]; prints each error of the chain, or "vtable".
+INIT_SCRIPT = r'''
+import ctypes, sys
+class Ver(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_int), ("minor", ctypes.c_int),
+                ("patch", ctypes.c_int), ("tag", ctypes.c_char_p)]
+class Err(ctypes.Structure):
+    pass
+Err._fields_ = [("apr_err", ctypes.c_int), ("message", ctypes.c_char_p),
+                ("child", ctypes.POINTER(Err))]
+apr = ctypes.CDLL("libapr-1.so.0", mode=ctypes.RTLD_GLOBAL)
+apr.apr_initialize()
+mod = ctypes.CDLL(sys.argv[1])
+mod.svn_fs_fs__init.restype = ctypes.POINTER(Err)
+v = Ver(*[int(x) for x in sys.argv[2].split(".")], b"")
+vt = ctypes.c_void_p()
+e = mod.svn_fs_fs__init(ctypes.byref(v), ctypes.byref(vt), None)
+while e:
+    print("E%06d %s" % (e.contents.apr_err, e.contents.message.decode()))
+    e = e.contents.child
+if vt.value:
+    print("vtable")
+'''
+
+
+if __name__ == "__main__":
+    try:
+        T.main("deploy", setup, sys.modules[__name__])
+    finally:
+        if S:
+            S.cleanup()
