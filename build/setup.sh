@@ -20,7 +20,17 @@ if [ -n "$missing" ]; then
   log "installing:" $missing
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # Packages such as apache2 would start their system service (on every
+  # interface); our tests start private servers on loopback instead, so
+  # no service is started while we install (policy-rc.d exit 101 = deny).
+  prc=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    prc=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' > "$prc"; chmod 755 "$prc"
+    trap 'rm -f "$prc"' EXIT
+  fi
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  [ -z "$prc" ] || { rm -f "$prc"; trap - EXIT; }
 fi
 
 # The source must be the exact version of the installed binaries.
