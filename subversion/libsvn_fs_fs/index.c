@@ -1166,11 +1166,10 @@ verify_l2p_revision(svn_fs_t *fs, svn_fs_fs__revfile_t *rev_file,
   return SVN_NO_ERROR;
 }
 
-/* Verify the file holding REV for revisions in [START, END]; *NEXT gets
-   the first revision after that file. */
-static svn_error_t *
-verify_file(svn_revnum_t *next, svn_fs_t *fs, svn_revnum_t rev,
-            svn_revnum_t start, svn_revnum_t end, apr_pool_t *scratch_pool)
+svn_error_t *
+svn_fs_fs__verify_file_indexes(svn_revnum_t *next, svn_fs_t *fs,
+                               svn_revnum_t rev, svn_revnum_t start,
+                               svn_revnum_t end, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__revfile_t *rev_file;
   const svn_fs_fs__l2p_header_t *header;
@@ -1215,7 +1214,8 @@ svn_fs_fs__verify_indexes(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
       svn_pool_clear(iterpool);
       if (cancel_func)
         SVN_ERR(cancel_func(cancel_baton));
-      SVN_ERR(verify_file(&rev, fs, rev, start, end, iterpool));
+      SVN_ERR(svn_fs_fs__verify_file_indexes(&rev, fs, rev, start, end,
+                                             iterpool));
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
