@@ -85,6 +85,16 @@ svn_fs_fs__verify(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
                   void *notify_baton, svn_cancel_func_t cancel_func,
                   void *cancel_baton, apr_pool_t *scratch_pool);
 
+/* fs_ioctl's index codes (repo_index_tool.c): `svnfsfs dump-index`
+   (fsfs:1001) and `svnfsfs load-index` (fsfs:1002) on FS with INPUT in
+   the layout of upstream's svn_fs_fs_private.h.  *HANDLED is FALSE for
+   any other code (nothing done). */
+svn_error_t *
+svn_fs_fs__index_ioctl(svn_boolean_t *handled, svn_fs_t *fs,
+                       svn_fs_ioctl_code_t ctlcode, void *input,
+                       svn_cancel_func_t cancel_func, void *cancel_baton,
+                       apr_pool_t *scratch_pool);
+
 /* Fill the svn_fs_fsfs_info_t of FS. */
 svn_error_t *
 svn_fs_fs__info_fsap(const void **fsap_info, svn_fs_t *fs,
