@@ -1,6 +1,6 @@
 /* repo_index_tool.c --- the index ioctls of `svnfsfs dump-index` and
- * `svnfsfs load-index` (admin layer; dispatched by fs_vtable.c's
- * fs_ioctl).
+ * `svnfsfs load-index` (repo.h; storage layer, admin part; dispatched by
+ * fs_vtable.c's fs_ioctl; doc/format/addressing.md).
  *
  *   dump: the P2L entries of the rev / pack file holding a revision, in
  *         offset order, up to the end of the item data (the filler that

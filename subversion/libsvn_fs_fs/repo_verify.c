@@ -1,5 +1,6 @@
 /* repo_verify.c --- svn_fs_verify: the repository-wide metadata checks
- * (admin layer; the library vtable's verify_fs, see loader.c).
+ * (repo.h; storage layer, admin part; the library vtable's verify_fs,
+ * see loader.c; doc/format/revprops.md REVPROP-5, rep-cache.md RCACHE-5).
  *
  * `svnadmin verify` first calls svn_fs_verify for the whole range (all
  * that --metadata-only runs), then, per revision, svn_fs_verify_root
