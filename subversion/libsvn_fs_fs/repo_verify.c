@@ -13,7 +13,7 @@
  *       notify_func(first revision of the file) when it starts a shard
  *       svn_fs_fs__verify_file_indexes    footer, L2P <-> P2L, FNV-1a
  *       svn_fs_fs__verify_revprops        of each revision in the range
- *     verify_rep_cache      rep-sharing on and rep-cache.db present:
+ *     verify_rep_cache      rep-cache.db present (rep-sharing on or not):
  *       notify_func(SVN_INVALID_REVNUM)   ("repository metadata")
  *       a full verify (START 0): no row after the youngest revision
  *       every row of a revision in [START, END] names a representation
@@ -160,8 +160,8 @@ verify_rep_cache(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
   svn_boolean_t exists;
   svn_revnum_t max_revision;
 
-  if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed)
-    return SVN_NO_ERROR;
+  /* Stock checks an existing rep-cache.db even with rep-sharing turned
+     off in fsfs.conf: the rows stay valid hints for when it is back on. */
   SVN_ERR(svn_io_check_path(svn_fs_fs__path_db(fs, "rep-cache.db",
                                                scratch_pool),
                             &kind, scratch_pool));

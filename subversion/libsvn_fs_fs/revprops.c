@@ -331,10 +331,11 @@ read_revprops(svn_string_t **dump, const char **where, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
   SVN_ERR(read_revprops_once(dump, where, fs, rev, neighbours, result_pool,
                              scratch_pool));
+  /* Stock's code for this case is SVN_ERR_FS_NO_SUCH_REVISION. */
   if (*dump == NULL)
-    return svn_fs_fs__corrupt("REVPROP-1", NULL,
-                              "Could not read revprops for revision %ld",
-                              rev);
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_NO_SUCH_REVISION, "REVPROP-1",
+                                   NULL, "Could not read revprops for "
+                                   "revision %ld", rev);
   return SVN_NO_ERROR;
 }
 
