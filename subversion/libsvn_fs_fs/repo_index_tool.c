@@ -13,6 +13,12 @@
  *         need not know them.  Upstream's tests use this to repair the
  *         index after editing a rev file by hand.
  *
+ * Caches: index headers and pages of the rewritten file that other
+ * svn_fs_t of the same process hold stay as they were (the keys name the
+ * revision, not the file's bytes).  svnfsfs opens the repository for
+ * this one call, so nothing reads them; a long-lived process that loads
+ * an index should reopen the repository afterwards.
+ *
  * The ioctl input and the entries cross the module boundary: their
  * layout is the one svnfsfs was compiled with (upstream's private
  * header svn_fs_fs_private.h, part of our ABI), mirrored by the abi_*
