@@ -71,7 +71,7 @@ typedef struct commit_ctx_t
   apr_hash_t *reps_by_sha1;       /* sha1 (binary) -> rep of this commit */
   apr_off_t root_offset;          /* physical addressing trailer */
   apr_off_t changes_offset;
-  apr_fileperms_t ro_perms;       /* db/current's, minus write bits */
+  apr_fileperms_t ro_perms;       /* the previous rev file's */
   apr_pool_t *pool;               /* lives as long as the commit */
 } commit_ctx_t;
 
@@ -547,18 +547,38 @@ sync_dir(commit_ctx_t *ctx, const char *path, apr_pool_t *scratch_pool)
   return SVN_NO_ERROR;
 }
 
-/* The permissions of db/current without its write bits: what the new
-   revision and revprops files get (one stat per commit). */
+/* The permissions the new revision's rev and revprops files get: those
+   of the previous revision's rev file (its pack file once packed), as
+   stock does.  A repository made world-writable by its admin (or by a
+   test harness that damages rev files on purpose) thereby stays so;
+   a fresh one keeps r0's read-only mode.  One stat per commit. */
 static svn_error_t *
-read_only_perms(apr_fileperms_t *perms, svn_fs_t *fs,
-                apr_pool_t *scratch_pool)
+new_rev_perms(apr_fileperms_t *perms, commit_ctx_t *ctx,
+              apr_pool_t *scratch_pool)
 {
+  svn_fs_t *fs = ctx->fs;
+  svn_revnum_t prev = ctx->new_rev - 1;
   apr_finfo_t finfo;
+  svn_error_t *err;
 
-  SVN_ERR(svn_io_stat(&finfo, svn_fs_fs__path_db(fs, "current",
-                                                 scratch_pool),
-                      APR_FINFO_PROT, scratch_pool));
-  *perms = finfo.protection & ~(APR_UWRITE | APR_GWRITE | APR_WWRITE);
+  /* The plain file first: a packed predecessor is the rare case (the
+     first commit after a pack of the full shards), and only then is
+     db/min-unpacked-rev worth reading. */
+  err = svn_io_stat(&finfo, svn_fs_fs__path_rev(fs, prev, scratch_pool),
+                    APR_FINFO_PROT, scratch_pool);
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      svn_error_clear(err);
+      SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
+      err = svn_io_stat(&finfo,
+                        svn_fs_fs__is_packed_rev(fs, prev)
+                        ? svn_fs_fs__path_rev_packed(fs, prev, "pack",
+                                                     scratch_pool)
+                        : svn_fs_fs__path_rev(fs, prev, scratch_pool),
+                        APR_FINFO_PROT, scratch_pool);
+    }
+  SVN_ERR(err);
+  *perms = finfo.protection;
   return SVN_NO_ERROR;
 }
 
@@ -592,7 +612,7 @@ ensure_shards(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 }
 
 /* COMMIT-4: rename the (already durable) proto-rev file to its final
-   name, read-only with the permissions of db/current.  The mode is set
+   name, with the permissions of the previous rev file.  The mode is set
    before the rename so that the rename's own directory sync
    (svn_io_file_rename2 with FLUSH) is the only one needed. */
 static svn_error_t *
@@ -608,7 +628,7 @@ move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
       && ctx->new_rev % ctx->ffd->max_files_per_dir == 0)
     SVN_ERR(ensure_shards(ctx, scratch_pool));
   SVN_ERR(svn_fs_fs__protorev_close(ctx->protorev));
-  SVN_ERR(read_only_perms(&ctx->ro_perms, fs, scratch_pool));
+  SVN_ERR(new_rev_perms(&ctx->ro_perms, ctx, scratch_pool));
   SVN_ERR(set_perms(from, ctx->ro_perms, scratch_pool));
   err = svn_io_file_rename2(from, to, ctx->flush, scratch_pool);
   if (err && APR_STATUS_IS_ENOENT(err->apr_err))
@@ -680,7 +700,8 @@ open_new_file(apr_file_t **file, const char *path, commit_ctx_t *ctx,
 
 /* COMMIT-5: write the revprops file.  Revision N is invisible until
    COMMIT-6, so the file is written in place (no temp file, no rename),
-   fsynced, made read-only, and its directory fsynced. */
+   fsynced, given the rev file's permissions, and its directory
+   fsynced. */
 static svn_error_t *
 write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {

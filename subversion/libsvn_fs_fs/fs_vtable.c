@@ -297,6 +297,13 @@ fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
          void **output_p, svn_cancel_func_t cancel_func, void *cancel_baton,
          apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
+  svn_boolean_t handled;
+
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  SVN_ERR(svn_fs_fs__index_ioctl(&handled, fs, ctlcode, input, cancel_func,
+                                 cancel_baton, scratch_pool));
+  if (handled)
+    return SVN_NO_ERROR;
   return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
                            "fsfs7 does not implement ioctl code %s:%d",
                            ctlcode.fs_type, ctlcode.code);

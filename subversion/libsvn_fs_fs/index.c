@@ -992,6 +992,38 @@ verify_md5(svn_fs_fs__revfile_t *rev_file, apr_off_t start, apr_off_t end,
   return SVN_NO_ERROR;
 }
 
+svn_error_t *
+svn_fs_fs__item_fnv(apr_uint32_t *fnv, svn_fs_fs__revfile_t *rev_file,
+                    apr_off_t offset, apr_off_t size,
+                    apr_pool_t *scratch_pool)
+{
+  if (size <= 16 * 1024 * 1024)
+    {
+      char *buf = apr_palloc(scratch_pool, (apr_size_t)size + 1);
+      SVN_ERR(svn_fs_fs__revfile_read(buf, (apr_size_t)size, rev_file,
+                                      offset));
+      *fnv = svn__fnv1a_32x4(buf, (apr_size_t)size);
+    }
+  else
+    {
+      svn_stream_t *s = svn_checksum__wrap_write_stream_fnv1a_32x4(
+                          fnv, svn_stream_empty(scratch_pool), scratch_pool);
+      apr_size_t chunk = 1024 * 1024;
+      char *buf = apr_palloc(scratch_pool, chunk);
+      apr_off_t at;
+
+      for (at = offset; at < offset + size; at += (apr_off_t)chunk)
+        {
+          apr_size_t n = offset + size - at < (apr_off_t)chunk
+                       ? (apr_size_t)(offset + size - at) : chunk;
+          SVN_ERR(svn_fs_fs__revfile_read(buf, n, rev_file, at));
+          SVN_ERR(svn_stream_write(s, buf, &n));
+        }
+      SVN_ERR(svn_stream_close(s));
+    }
+  return SVN_NO_ERROR;
+}
+
 /* P2L-7: the modified FNV-1a of ENTRY's bytes equals its checksum. */
 static svn_error_t *
 verify_fnv(svn_fs_fs__revfile_t *rev_file, const svn_fs_fs__p2l_entry_t *e,
@@ -999,30 +1031,8 @@ verify_fnv(svn_fs_fs__revfile_t *rev_file, const svn_fs_fs__p2l_entry_t *e,
 {
   apr_uint32_t fnv = 0;
 
-  if (e->size <= 16 * 1024 * 1024)
-    {
-      char *buf = apr_palloc(scratch_pool, (apr_size_t)e->size + 1);
-      SVN_ERR(svn_fs_fs__revfile_read(buf, (apr_size_t)e->size, rev_file,
-                                      e->offset));
-      fnv = svn__fnv1a_32x4(buf, (apr_size_t)e->size);
-    }
-  else
-    {
-      svn_stream_t *s = svn_checksum__wrap_write_stream_fnv1a_32x4(
-                          &fnv, svn_stream_empty(scratch_pool), scratch_pool);
-      apr_size_t chunk = 1024 * 1024;
-      char *buf = apr_palloc(scratch_pool, chunk);
-      apr_off_t at;
-
-      for (at = e->offset; at < e->offset + e->size; at += (apr_off_t)chunk)
-        {
-          apr_size_t n = e->offset + e->size - at < (apr_off_t)chunk
-                       ? (apr_size_t)(e->offset + e->size - at) : chunk;
-          SVN_ERR(svn_fs_fs__revfile_read(buf, n, rev_file, at));
-          SVN_ERR(svn_stream_write(s, buf, &n));
-        }
-      SVN_ERR(svn_stream_close(s));
-    }
+  SVN_ERR(svn_fs_fs__item_fnv(&fnv, rev_file, e->offset, e->size,
+                              scratch_pool));
   if (fnv != e->fnv1_checksum)
     return svn_fs_fs__corrupt("P2L-7", where_of(rev_file, scratch_pool),
              "Checksum mismatch of the item r%ld/%" APR_UINT64_T_FMT
@@ -1166,11 +1176,10 @@ verify_l2p_revision(svn_fs_t *fs, svn_fs_fs__revfile_t *rev_file,
   return SVN_NO_ERROR;
 }
 
-/* Verify the file holding REV for revisions in [START, END]; *NEXT gets
-   the first revision after that file. */
-static svn_error_t *
-verify_file(svn_revnum_t *next, svn_fs_t *fs, svn_revnum_t rev,
-            svn_revnum_t start, svn_revnum_t end, apr_pool_t *scratch_pool)
+svn_error_t *
+svn_fs_fs__verify_file_indexes(svn_revnum_t *next, svn_fs_t *fs,
+                               svn_revnum_t rev, svn_revnum_t start,
+                               svn_revnum_t end, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__revfile_t *rev_file;
   const svn_fs_fs__l2p_header_t *header;
@@ -1215,7 +1224,8 @@ svn_fs_fs__verify_indexes(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
       svn_pool_clear(iterpool);
       if (cancel_func)
         SVN_ERR(cancel_func(cancel_baton));
-      SVN_ERR(verify_file(&rev, fs, rev, start, end, iterpool));
+      SVN_ERR(svn_fs_fs__verify_file_indexes(&rev, fs, rev, start, end,
+                                             iterpool));
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;

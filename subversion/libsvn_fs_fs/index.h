@@ -71,6 +71,22 @@ svn_fs_fs__p2l_get_max_offset(apr_off_t *offset, svn_fs_t *fs,
                               svn_revnum_t revision,
                               apr_pool_t *scratch_pool);
 
+/* The modified FNV-1a checksum (P2L-7) of the SIZE bytes at OFFSET of
+   REV_FILE, in *FNV. */
+svn_error_t *
+svn_fs_fs__item_fnv(apr_uint32_t *fnv, svn_fs_fs__revfile_t *rev_file,
+                    apr_off_t offset, apr_off_t size,
+                    apr_pool_t *scratch_pool);
+
+/* Logical addressing: check the index data of the rev or pack file
+   holding REV (as svn_fs_fs__verify_indexes does, the L2P side only for
+   revisions in [START, END]); *NEXT gets the first revision after that
+   file.  One step of svn_fs_verify (repo_verify.c). */
+svn_error_t *
+svn_fs_fs__verify_file_indexes(svn_revnum_t *next, svn_fs_t *fs,
+                               svn_revnum_t rev, svn_revnum_t start,
+                               svn_revnum_t end, apr_pool_t *scratch_pool);
+
 /* Check the index data of all revisions in [START, END]: footer checksums,
    L2P and P2L agree, FNV checksums of every item.  Used by verify_fs. */
 svn_error_t *

@@ -84,8 +84,9 @@ fsfs7_upgrade(svn_fs_t *fs, const char *path,
                                             notify_baton, scratch_pool));
 }
 
-/* Index consistency for the whole range, then each root's own checks.
-   (svnadmin verify additionally reads every node through the root API.) */
+/* The repository-wide checks of the range (repo_verify.c); svnadmin
+   verify then checks each root (svn_fs_verify_root, tree_verify.c) and
+   reads every node through the root API. */
 static svn_error_t *
 fsfs7_verify(svn_fs_t *fs, const char *path, svn_revnum_t start,
              svn_revnum_t end, svn_fs_progress_notify_func_t notify_func,
@@ -103,10 +104,9 @@ fsfs7_verify(svn_fs_t *fs, const char *path, svn_revnum_t start,
     start = 0;
   if (!SVN_IS_VALID_REVNUM(end) || end > youngest)
     end = youngest;
-  if (svn_fs_fs__use_log_addressing(fs))
-    SVN_ERR(svn_fs_fs__verify_indexes(fs, start, end, cancel_func,
-                                      cancel_baton, pool));
-  return SVN_NO_ERROR;
+  return svn_error_trace(svn_fs_fs__verify(fs, start, end, notify_func,
+                                           notify_baton, cancel_func,
+                                           cancel_baton, pool));
 }
 
 static svn_error_t *

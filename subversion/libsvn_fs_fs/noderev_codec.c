@@ -342,7 +342,7 @@ finish_record(svn_fs_fs__noderev_t *nr, const pending_t *pend,
 
   if (nr->id == NULL)
     return svn_fs_fs__corrupt("NODEREV-2", where,
-                              "Node-rev record has no id field");
+                              "Missing id field in node-rev");
   if (nr->kind == svn_node_none)
     return svn_fs_fs__corrupt("NODEREV-3", where,
                               "Node-rev record has no kind field");
@@ -398,10 +398,14 @@ svn_fs_fs__noderev_parse(svn_fs_fs__noderev_t **noderev, const char *data,
         return svn_fs_fs__corrupt("NODEREV-1", where,
                                   "Node-rev record is truncated");
       colon = memchr(data, ':', nl - data);
+      /* The wording is stock's: upstream's tests match it. */
       if (colon == NULL || colon == data || colon + 1 == nl
           || colon[1] != ' ')
         return svn_fs_fs__corrupt("NODEREV-1", where,
-                                  "Malformed line in node-rev record");
+                                  "Found malformed header '%.*s' in "
+                                  "revision file",
+                                  (int)(nl - data < 80 ? nl - data : 80),
+                                  data);
       SVN_ERR(parse_field(nr, &pend, data, colon - data, colon + 2,
                           nl - colon - 2, where, result_pool));
       data = nl + 1;

@@ -5,6 +5,7 @@
  *   svn_fs_fs__rep_cache_get  -> open_db (no create) -> lookup_row
  *   svn_fs_fs__rep_cache_add  -> open_db (create, schema) -> insert_row*
  *   svn_fs_fs__rep_cache_match -> svn_fs_fs__rep_contents_stream
+ *   svn_fs_fs__rep_cache_walk -> open_db (no create) -> MAX, then the rows
  *
  * One sqlite3 connection per svn_fs_t, kept as user data of FS->pool and
  * closed by that pool's cleanup.  Rows are only ever added here; rows
@@ -238,6 +239,83 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
   SVN_ERR(open_db(&db, fs, TRUE, scratch_pool));
   rc = insert_all(db, reps, scratch_pool);
   if (rc != SQLITE_OK)
+    return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
+                                                   scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* Fill the location fields of *REP from the current row of STMT
+   (columns revision, offset, size, expanded_size, hash). */
+static void
+row_to_rep(svn_fs_fs__rep_t *rep, sqlite3_stmt *stmt)
+{
+  memset(rep, 0, sizeof(*rep));
+  rep->revision = (svn_revnum_t)sqlite3_column_int64(stmt, 0);
+  rep->item_index = (apr_uint64_t)sqlite3_column_int64(stmt, 1);
+  rep->size = sqlite3_column_int64(stmt, 2);
+  rep->expanded_size = sqlite3_column_int64(stmt, 3);
+}
+
+svn_error_t *
+svn_fs_fs__rep_cache_walk(svn_boolean_t *exists, svn_revnum_t *max_revision,
+                          svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
+                          svn_fs_fs__rep_cache_walk_func_t func, void *baton,
+                          svn_cancel_func_t cancel_func, void *cancel_baton,
+                          apr_pool_t *scratch_pool)
+{
+  apr_pool_t *iterpool;
+  sqlite3 *db;
+  sqlite3_stmt *stmt = NULL;
+  svn_error_t *err = SVN_NO_ERROR;
+  int rc;
+
+  *exists = FALSE;
+  *max_revision = SVN_INVALID_REVNUM;
+  SVN_ERR(open_db(&db, fs, FALSE, scratch_pool));
+  if (!db)
+    return SVN_NO_ERROR;
+  *exists = TRUE;
+  rc = sqlite3_prepare_v2(db, "SELECT MAX(revision) FROM rep_cache", -1,
+                          &stmt, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW)
+    {
+      if (sqlite3_column_type(stmt, 0) != SQLITE_NULL)
+        *max_revision = (svn_revnum_t)sqlite3_column_int64(stmt, 0);
+      rc = SQLITE_OK;
+    }
+  sqlite3_finalize(stmt);
+  stmt = NULL;
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2(db, "SELECT revision, offset, size, "
+                            "expanded_size FROM rep_cache WHERE revision "
+                            "BETWEEN ?1 AND ?2 ORDER BY revision, offset",
+                            -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_int64(stmt, 1, start);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_bind_int64(stmt, 2, end);
+  iterpool = svn_pool_create(scratch_pool);
+  while (rc == SQLITE_OK && !err)
+    {
+      svn_fs_fs__rep_t rep;
+
+      rc = sqlite3_step(stmt);
+      if (rc != SQLITE_ROW)
+        break;
+      rc = SQLITE_OK;
+      svn_pool_clear(iterpool);
+      row_to_rep(&rep, stmt);
+      if (cancel_func)
+        err = cancel_func(cancel_baton);
+      if (!err)
+        err = func(baton, &rep, iterpool);
+    }
+  svn_pool_destroy(iterpool);
+  sqlite3_finalize(stmt);
+  SVN_ERR(err);
+  if (rc != SQLITE_OK && rc != SQLITE_DONE)
     return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
                                                    scratch_pool));
   return SVN_NO_ERROR;

@@ -34,4 +34,24 @@ svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
                            const svn_fs_fs__rep_t *new_rep,
                            apr_pool_t *scratch_pool);
 
+/* Called by svn_fs_fs__rep_cache_walk for each row: REP has revision,
+   item_index (the row's offset column), size and expanded_size set. */
+typedef svn_error_t *
+(*svn_fs_fs__rep_cache_walk_func_t)(void *baton,
+                                    const svn_fs_fs__rep_t *rep,
+                                    apr_pool_t *scratch_pool);
+
+/* For svn_fs_verify: *EXISTS is whether rep-cache.db is there (nothing
+   else is done when not); *MAX_REVISION the largest revision any row
+   names (SVN_INVALID_REVNUM for an empty table); FUNC is called for the
+   rows naming a revision in [START, END], in revision order, and its
+   first error ends the walk.  Reads the table even when rep-sharing is
+   off (the caller decides). */
+svn_error_t *
+svn_fs_fs__rep_cache_walk(svn_boolean_t *exists, svn_revnum_t *max_revision,
+                          svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
+                          svn_fs_fs__rep_cache_walk_func_t func, void *baton,
+                          svn_cancel_func_t cancel_func, void *cancel_baton,
+                          apr_pool_t *scratch_pool);
+
 #endif

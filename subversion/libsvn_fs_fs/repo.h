@@ -2,7 +2,7 @@
  * (storage layer; doc/format/layout.md, format.md, fsfs-conf.md, r0.md).
  *
  * Owner: the admin layer (repo_create.c, repo_open.c, repo_shared.c,
- * format.c, fsconf.c, fs_vtable.c).
+ * repo_verify.c, format.c, fsconf.c, fs_vtable.c).
  */
 #ifndef FSFS7_REPO_H
 #define FSFS7_REPO_H
@@ -73,6 +73,27 @@ svn_fs_fs__hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
                    svn_fs_hotcopy_notify_t notify_func, void *notify_baton,
                    svn_cancel_func_t cancel_func, void *cancel_baton,
                    apr_pool_t *scratch_pool);
+
+/* svn_fs_verify's checks of FS, open, for revisions [START, END] (both
+   valid, END at most the youngest): index consistency and revprops of
+   every rev / pack file (logical addressing), then the rep-cache.db rows
+   (repo_verify.c).  NOTIFY_FUNC (may be NULL) gets the first revision of
+   each shard checked and SVN_INVALID_REVNUM before the rep-cache. */
+svn_error_t *
+svn_fs_fs__verify(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
+                  svn_fs_progress_notify_func_t notify_func,
+                  void *notify_baton, svn_cancel_func_t cancel_func,
+                  void *cancel_baton, apr_pool_t *scratch_pool);
+
+/* fs_ioctl's index codes (repo_index_tool.c): `svnfsfs dump-index`
+   (fsfs:1001) and `svnfsfs load-index` (fsfs:1002) on FS with INPUT in
+   the layout of upstream's svn_fs_fs_private.h.  *HANDLED is FALSE for
+   any other code (nothing done). */
+svn_error_t *
+svn_fs_fs__index_ioctl(svn_boolean_t *handled, svn_fs_t *fs,
+                       svn_fs_ioctl_code_t ctlcode, void *input,
+                       svn_cancel_func_t cancel_func, void *cancel_baton,
+                       apr_pool_t *scratch_pool);
 
 /* Fill the svn_fs_fsfs_info_t of FS. */
 svn_error_t *

@@ -12,7 +12,10 @@
  *       read_packed                 db/revprops/<shard>.pack/manifest
  *         read_pack                   .../<start>.<counter>, unwrap, parse
  *         cache_pack_neighbours       (not under REFRESH)
- *     hashdump_parse
+ *     parse_dump                    hashdump_parse
+ *
+ * svn_fs_fs__verify_revprops: read_revprops + parse_dump, no cache, and
+ * svn:date must parse (REVPROP-5).
  *
  * Write path (caller holds the write lock):
  *
@@ -34,7 +37,10 @@
 #include <apr_strings.h>
 
 #include "svn_dirent_uri.h"
+#include "svn_hash.h"
 #include "svn_io.h"
+#include "svn_props.h"
+#include "svn_time.h"
 #include "svn_pools.h"
 #include "private/svn_atomic.h"
 #include "private/svn_string_private.h"
@@ -325,10 +331,11 @@ read_revprops(svn_string_t **dump, const char **where, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
   SVN_ERR(read_revprops_once(dump, where, fs, rev, neighbours, result_pool,
                              scratch_pool));
+  /* Stock's code for this case is SVN_ERR_FS_NO_SUCH_REVISION. */
   if (*dump == NULL)
-    return svn_fs_fs__corrupt("REVPROP-1", NULL,
-                              "Could not read revprops for revision %ld",
-                              rev);
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_NO_SUCH_REVISION, "REVPROP-1",
+                                   NULL, "Could not read revprops for "
+                                   "revision %ld", rev);
   return SVN_NO_ERROR;
 }
 
@@ -409,6 +416,24 @@ svn_fs_fs__reset_revprop_cache(svn_fs_t *fs)
   return SVN_NO_ERROR;
 }
 
+/* Parse DUMP, REV's revprops read from WHERE, into *PROPLIST.  A dump
+   that does not parse is reported as stock reports it (the code
+   SVN_ERR_MALFORMED_FILE, "Failed to parse revprops for rN."), with our
+   message naming the location and the rule as its cause. */
+static svn_error_t *
+parse_dump(apr_hash_t **proplist, svn_revnum_t rev, const svn_string_t *dump,
+           const char *where, apr_pool_t *result_pool)
+{
+  svn_error_t *err = svn_fs_fs__hashdump_parse(proplist, NULL, dump->data,
+                                               dump->len, where,
+                                               result_pool);
+
+  if (err)
+    return svn_error_createf(SVN_ERR_MALFORMED_FILE, err,
+                             "Failed to parse revprops for r%ld.", rev);
+  return SVN_NO_ERROR;
+}
+
 svn_error_t *
 svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
                         svn_boolean_t refresh, apr_pool_t *result_pool,
@@ -434,10 +459,34 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
      next call moves to a new generation again. */
   SVN_ERR(read_revprops(&dump, &where, fs, rev, !refresh, scratch_pool,
                         scratch_pool));
-  SVN_ERR(svn_fs_fs__hashdump_parse(proplist, NULL, dump->data, dump->len,
-                                    where, result_pool));
+  SVN_ERR(parse_dump(proplist, rev, dump, where, result_pool));
   if (ffd->revprop_cache)
     SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, dump, scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__verify_revprops(svn_fs_t *fs, svn_revnum_t rev,
+                           apr_pool_t *scratch_pool)
+{
+  svn_string_t *dump;
+  const char *where;
+  apr_hash_t *proplist;
+  const svn_string_t *date;
+  apr_time_t when;
+  svn_error_t *err;
+
+  SVN_ERR(read_revprops(&dump, &where, fs, rev, FALSE, scratch_pool,
+                        scratch_pool));
+  SVN_ERR(parse_dump(&proplist, rev, dump, where, scratch_pool));
+  date = svn_hash_gets(proplist, SVN_PROP_REVISION_DATE);
+  if (date == NULL)
+    return SVN_NO_ERROR;
+  err = svn_time_from_cstring(&when, date->data, scratch_pool);
+  if (err)
+    return svn_error_quick_wrapf(err, "Revision %ld has an unreadable "
+                                 "svn:date '%s' (%s, rule REVPROP-5)", rev,
+                                 date->data, where);
   return SVN_NO_ERROR;
 }
 

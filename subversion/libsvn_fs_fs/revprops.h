@@ -13,6 +13,13 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
                         svn_boolean_t refresh, apr_pool_t *result_pool,
                         apr_pool_t *scratch_pool);
 
+/* svn_fs_verify's check of REV's revprops (REVPROP-5): read from disk
+   (no cache), they must parse, and svn:date, when set, must be a valid
+   timestamp (SVN_ERR_BAD_DATE otherwise, as stock). */
+svn_error_t *
+svn_fs_fs__verify_revprops(svn_fs_t *fs, svn_revnum_t rev,
+                           apr_pool_t *scratch_pool);
+
 /* Replace the revprops of REV with PROPLIST (under the write lock). */
 svn_error_t *
 svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,

@@ -286,9 +286,41 @@ test_damaged_neighbour(void **state)
   assert_null(svn_fs_fs__get_revprops(&props, fs, 5, FALSE, pool, pool));
   err = svn_fs_fs__get_revprops(&props, fs, 6, FALSE, pool, pool);
   assert_non_null(err);
-  assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+  /* Stock's code on top, our located error below it. */
+  assert_int_equal(err->apr_err, SVN_ERR_MALFORMED_FILE);
+  assert_non_null(err->child);
+  assert_int_equal(err->child->apr_err, SVN_ERR_FS_CORRUPT);
   svn_error_clear(err);
   assert_null(svn_fs_fs__get_revprops(&props, fs, 7, FALSE, pool, pool));
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
+/* svn_fs_verify's revprop check: every revision of the vector passes;
+   an svn:date that does not parse is SVN_ERR_BAD_DATE (stock's "Bogus
+   date"), plain or packed, and a missing svn:date is fine. */
+static void
+test_verify_revprops(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  svn_revnum_t rev;
+  svn_error_t *err;
+
+  for (rev = 0; rev <= 10; rev++)
+    assert_null(svn_fs_fs__verify_revprops(fs, rev, pool));
+  change(fs, 3, "svn:date", "2026-13-45T99:00:00.000000Z", pool);
+  change(fs, 5, "svn:date", "yesterday", pool);
+  change(fs, 7, "svn:date", NULL, pool);
+  for (rev = 3; rev <= 5; rev += 2)
+    {
+      err = svn_fs_fs__verify_revprops(fs, rev, pool);
+      assert_non_null(err);
+      assert_int_equal(err->apr_err, SVN_ERR_BAD_DATE);
+      svn_error_clear(err);
+    }
+  assert_null(svn_fs_fs__verify_revprops(fs, 7, pool));
   assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
   svn_pool_destroy(pool);
 }
@@ -303,6 +335,7 @@ main(void)
     cmocka_unit_test(test_cache_and_refresh),
     cmocka_unit_test(test_refresh_is_barrier),
     cmocka_unit_test(test_damaged_neighbour),
+    cmocka_unit_test(test_verify_revprops),
   };
 
   apr_initialize();

@@ -1,0 +1,195 @@
+/* repo_verify.c --- svn_fs_verify: the repository-wide metadata checks
+ * (repo.h; storage layer, admin part; the library vtable's verify_fs,
+ * see loader.c; doc/format/revprops.md REVPROP-5, rep-cache.md RCACHE-5).
+ *
+ * `svnadmin verify` first calls svn_fs_verify for the whole range (all
+ * that --metadata-only runs), then, per revision, svn_fs_verify_root
+ * (tree_verify.c) and a dump-style walk of the tree through the root API.
+ * This file is the first part:
+ *
+ *   svn_fs_fs__verify
+ *     verify_files          logical addressing only, one step per rev or
+ *                           pack file of [START, END]:
+ *       notify_func(first revision of the file) when it starts a shard
+ *       svn_fs_fs__verify_file_indexes    footer, L2P <-> P2L, FNV-1a
+ *       svn_fs_fs__verify_revprops        of each revision in the range
+ *     verify_rep_cache      rep-cache.db present (rep-sharing on or not):
+ *       notify_func(SVN_INVALID_REVNUM)   ("repository metadata")
+ *       a full verify (START 0): no row after the youngest revision
+ *       every row of a revision in [START, END] names a representation
+ *
+ * The notices and which checks run for which addressing mode are what
+ * the stock module does (observed with its svnadmin; svnadmin prints
+ * "Verifying metadata at revision N" / "Verifying repository metadata"
+ * for them, and upstream's tests compare that output).
+ */
+#include "svn_dirent_uri.h"
+#include "svn_io.h"
+#include "svn_pools.h"
+
+#include "corrupt.h"
+#include "index.h"
+#include "paths.h"
+#include "rep_cache.h"
+#include "rep_header.h"
+#include "repo.h"
+#include "revfile.h"
+#include "revprops.h"
+
+/* First revision of the rev or pack file holding REV. */
+static svn_revnum_t
+file_start(svn_fs_t *fs, svn_revnum_t rev)
+{
+  int shard_size = SVN_FS_FS__DATA(fs)->max_files_per_dir;
+
+  if (shard_size && svn_fs_fs__is_packed_rev(fs, rev))
+    return rev - rev % shard_size;
+  return rev;
+}
+
+/* The per-file checks of [START, END] (logical addressing). */
+static svn_error_t *
+verify_files(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
+             svn_fs_progress_notify_func_t notify_func, void *notify_baton,
+             svn_cancel_func_t cancel_func, void *cancel_baton,
+             apr_pool_t *scratch_pool)
+{
+  int shard_size = SVN_FS_FS__DATA(fs)->max_files_per_dir;
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  svn_revnum_t rev = start;
+
+  /* A pack made since the repository was opened moves revisions into
+     pack files; know where they are before walking file by file. */
+  SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
+  while (rev <= end)
+    {
+      svn_revnum_t first = file_start(fs, rev), next, r;
+
+      svn_pool_clear(iterpool);
+      if (cancel_func)
+        SVN_ERR(cancel_func(cancel_baton));
+      /* One notice per shard (a pack file is a whole shard); the first
+         revision of the range only counts when a shard starts there. */
+      if (notify_func && shard_size && first % shard_size == 0)
+        notify_func(first, notify_baton, iterpool);
+      SVN_ERR(svn_fs_fs__verify_file_indexes(&next, fs, rev, start, end,
+                                             iterpool));
+      for (r = rev; r < next && r <= end; r++)
+        SVN_ERR(svn_fs_fs__verify_revprops(fs, r, iterpool));
+      rev = next;
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
+/* TRUE if TYPE is one of the P2L item types of a representation
+   (types 1-4 of doc/format/addressing.md). */
+static svn_boolean_t
+is_rep_type(svn_fs_fs__item_type_t type)
+{
+  return type == SVN_FS_FS__ITEM_TYPE_FILE_REP
+         || type == SVN_FS_FS__ITEM_TYPE_DIR_REP
+         || type == SVN_FS_FS__ITEM_TYPE_FILE_PROPS
+         || type == SVN_FS_FS__ITEM_TYPE_DIR_PROPS;
+}
+
+/* RCACHE-5: the row REP of rep-cache.db names a representation: an
+   existing revision, an item the L2P index knows whose P2L entry is a
+   rep (logical addressing), or an offset where a rep header starts
+   (physical addressing).  BATON is the svn_fs_t. */
+static svn_error_t *
+verify_rep_cache_row(void *baton, const svn_fs_fs__rep_t *rep,
+                     apr_pool_t *scratch_pool)
+{
+  svn_fs_t *fs = baton;
+  svn_fs_fs__revfile_t *file;
+  apr_off_t offset;
+  const char *where = apr_psprintf(scratch_pool,
+                                   "rep-cache.db row r%ld/%" APR_UINT64_T_FMT,
+                                   rep->revision, rep->item_index);
+
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(rep->revision, fs,
+                                            scratch_pool));
+  SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rep->revision, scratch_pool,
+                                  scratch_pool));
+  SVN_ERR(svn_fs_fs__item_offset(&offset, fs, file, rep->revision,
+                                 rep->item_index, scratch_pool));
+  if (svn_fs_fs__use_log_addressing(fs))
+    {
+      svn_fs_fs__p2l_entry_t *entry;
+
+      SVN_ERR(svn_fs_fs__p2l_entry_lookup(&entry, fs, file, rep->revision,
+                                          offset, scratch_pool,
+                                          scratch_pool));
+      if (entry == NULL || !is_rep_type(entry->type))
+        return svn_fs_fs__corrupt("RCACHE-5", where,
+                                  "No representation found at offset %"
+                                  APR_OFF_T_FMT " for item %"
+                                  APR_UINT64_T_FMT " in revision %ld",
+                                  offset, rep->item_index, rep->revision);
+    }
+  else
+    {
+      svn_fs_fs__rep_header_t header;
+      const char *data;
+      apr_size_t len;
+      svn_error_t *err;
+
+      SVN_ERR(svn_fs_fs__revfile_read_some(&data, &len, file, offset,
+                                           SVN_FS_FS__REP_HEADER_MAX,
+                                           scratch_pool));
+      err = svn_fs_fs__rep_header_parse(&header, data, len, where);
+      if (err)
+        return svn_error_createf(SVN_ERR_FS_CORRUPT, err,
+                                 "No representation at offset %"
+                                 APR_UINT64_T_FMT " of revision %ld, where "
+                                 "rep-cache.db has one (rule RCACHE-5)",
+                                 rep->item_index, rep->revision);
+    }
+  return svn_error_trace(svn_fs_fs__revfile_close(file));
+}
+
+/* The rep-cache.db checks of [START, END]. */
+static svn_error_t *
+verify_rep_cache(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
+                 svn_fs_progress_notify_func_t notify_func,
+                 void *notify_baton, svn_cancel_func_t cancel_func,
+                 void *cancel_baton, apr_pool_t *scratch_pool)
+{
+  svn_node_kind_t kind;
+  svn_boolean_t exists;
+  svn_revnum_t max_revision;
+
+  /* Stock checks an existing rep-cache.db even with rep-sharing turned
+     off in fsfs.conf: the rows stay valid hints for when it is back on. */
+  SVN_ERR(svn_io_check_path(svn_fs_fs__path_db(fs, "rep-cache.db",
+                                               scratch_pool),
+                            &kind, scratch_pool));
+  if (kind != svn_node_file)
+    return SVN_NO_ERROR;
+  if (notify_func)
+    notify_func(SVN_INVALID_REVNUM, notify_baton, scratch_pool);
+  SVN_ERR(svn_fs_fs__rep_cache_walk(&exists, &max_revision, fs, start, end,
+                                    verify_rep_cache_row, fs, cancel_func,
+                                    cancel_baton, scratch_pool));
+  /* RCACHE-4, checked by a verify of the whole history only (as stock):
+     rows of revisions that are not there yet. */
+  if (start == 0 && SVN_IS_VALID_REVNUM(max_revision))
+    SVN_ERR(svn_fs_fs__ensure_revision_exists(max_revision, fs,
+                                              scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__verify(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
+                  svn_fs_progress_notify_func_t notify_func,
+                  void *notify_baton, svn_cancel_func_t cancel_func,
+                  void *cancel_baton, apr_pool_t *scratch_pool)
+{
+  if (svn_fs_fs__use_log_addressing(fs))
+    SVN_ERR(verify_files(fs, start, end, notify_func, notify_baton,
+                         cancel_func, cancel_baton, scratch_pool));
+  return svn_error_trace(verify_rep_cache(fs, start, end, notify_func,
+                                          notify_baton, cancel_func,
+                                          cancel_baton, scratch_pool));
+}
