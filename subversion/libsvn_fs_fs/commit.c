@@ -635,13 +635,14 @@ final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
                                    result_pool, scratch_pool));
   /* "1" only once the client changed svn:date of a transaction begun
      with SVN_FS_TXN_CLIENT_DATE; "0" means the begin-time date, which
-     the commit time replaces. */
+     the commit time replaces.  A client that deleted svn:date gets a
+     revision without one. */
   flag = svn_hash_gets(*props, SVN_FS__PROP_TXN_CLIENT_DATE);
   client_date = flag && strcmp(flag->data, "1") == 0;
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_LOCKS, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_OOD, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CLIENT_DATE, NULL);
-  if (!client_date || !svn_hash_gets(*props, SVN_PROP_REVISION_DATE))
+  if (!client_date)
     svn_hash_sets(*props, SVN_PROP_REVISION_DATE,
                   svn_string_create(svn_time_to_cstring(apr_time_now(),
                                                         result_pool),
