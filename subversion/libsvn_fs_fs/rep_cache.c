@@ -39,11 +39,30 @@
   "   expanded_size INTEGER NOT NULL" \
   "   ); PRAGMA user_version = 1;"
 
-/* SQLite error RC on DB as the svn error stock gives for it. */
+/* SQLite error RC on DB as the svn error stock gives for it: the codes
+   callers test for (a busy or read-only database, a constraint) keep
+   their own svn error code. */
 static svn_error_t *
 sqlite_error(int rc, sqlite3 *db, const char *path)
 {
-  return svn_error_createf(SVN_ERR_SQLITE_ERROR, NULL,
+  apr_status_t code;
+
+  switch (rc & 0xff)
+    {
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED:
+        code = SVN_ERR_SQLITE_BUSY;
+        break;
+      case SQLITE_READONLY:
+        code = SVN_ERR_SQLITE_READONLY;
+        break;
+      case SQLITE_CONSTRAINT:
+        code = SVN_ERR_SQLITE_CONSTRAINT;
+        break;
+      default:
+        code = SVN_ERR_SQLITE_ERROR;
+    }
+  return svn_error_createf(code, NULL,
                            "%s, executing statement on '%s'",
                            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
                            svn_dirent_local_style(path, NULL));
@@ -220,7 +239,10 @@ insert_all(sqlite3 *db, const apr_array_header_t *reps,
   sqlite3_finalize(stmt);
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-  else
+  /* A COMMIT that failed (a reader holds the database) leaves the
+     transaction open: end it, or this connection would keep its lock and
+     fail every later use of the rep-cache through this svn_fs_t. */
+  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   svn_pool_destroy(iterpool);
   return rc;

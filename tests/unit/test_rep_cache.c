@@ -19,6 +19,7 @@
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
 #include "svn_checksum.h"
+#include <sqlite3.h>
 
 #include "rep_cache.h"
 #include "repo.h"
@@ -168,6 +169,49 @@ test_missing_db(void **state)
   system(apr_psprintf(pool, "rm -rf %s", dir));
 }
 
+/* A reader holding rep-cache.db makes adding fail with
+   SVN_ERR_SQLITE_BUSY (what fs-test 65 expects of a commit), and the
+   connection is usable again once the reader is gone.  Waits out the
+   10 s busy timeout, so only under FSFS7_SLOW. */
+static void
+test_add_busy(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t a;
+  apr_array_header_t *reps = apr_array_make(pool, 1, sizeof(void *));
+  sqlite3 *reader;
+  svn_error_t *err;
+  const char *dir, *slow = getenv("FSFS7_SLOW");
+
+  if (!slow || !*slow || strcmp(slow, "0") == 0)
+    skip();
+  dir = make_repo(&fs, TRUE);
+  memset(&a, 0, sizeof(a));
+  a.revision = 1;
+  a.item_index = 3;
+  a.size = 10;
+  a.expanded_size = 4;
+  a.has_sha1 = TRUE;
+  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
+         APR_SHA1_DIGESTSIZE);
+  APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
+  assert_int_equal(SQLITE_OK, sqlite3_open(
+    apr_psprintf(pool, "%s/r/db/rep-cache.db", dir), &reader));
+  assert_int_equal(SQLITE_OK, sqlite3_exec(
+    reader, "BEGIN; SELECT MAX(revision) FROM rep_cache;", NULL, NULL,
+    NULL));
+  err = svn_fs_fs__rep_cache_add(fs, reps, pool);
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_SQLITE_BUSY);
+  svn_error_clear(err);
+  assert_int_equal(SQLITE_OK, sqlite3_exec(reader, "COMMIT", NULL, NULL,
+                                           NULL));
+  sqlite3_close(reader);
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 int
 main(void)
 {
@@ -176,6 +220,7 @@ main(void)
     cmocka_unit_test(test_match_guard),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_missing_db),
+    cmocka_unit_test(test_add_busy),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
