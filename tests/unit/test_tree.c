@@ -117,6 +117,8 @@ make_dump(apr_pool_t *pool)
   add_node(d, "nest", "dir", "add", NULL, NULL, "trunk", 4);
   add_node(d, "nest/d2", "dir", "add", NULL, NULL, "trunk/d", 4);
   add_node(d, "nest/d2/f", "file", "change", NULL, "y\n", NULL, 0);
+  /* r1's text again: the load shares r1's rep (rep-cache). */
+  add_node(d, "trunk/a.txt", "file", "change", NULL, "hello\n", NULL, 0);
   return d;
 }
 
@@ -350,6 +352,22 @@ test_contents_and_props(void **state)
   assert_true(changed);
   OK(root->vtable->props_changed(&changed, root, "/trunk/a.txt", root,
                                  "/branches/b/a.txt", TRUE, fixture.pool));
+  assert_false(changed);
+  /* The same text under another rep instance (r5 got r1's rep by
+     rep-sharing): changed for the loose test, as with stock (the update
+     reporter then sends the last-changed revision), not for the strict
+     one. */
+  OK(root->vtable->contents_changed(&changed, root_at(1), "/trunk/a.txt",
+                                    root_at(5), "/trunk/a.txt", FALSE,
+                                    fixture.pool));
+  assert_true(changed);
+  OK(root->vtable->contents_changed(&changed, root_at(1), "/trunk/a.txt",
+                                    root_at(5), "/trunk/a.txt", TRUE,
+                                    fixture.pool));
+  assert_false(changed);
+  OK(root->vtable->contents_changed(&changed, root_at(1), "/trunk/a.txt",
+                                    root_at(1), "/trunk/a.txt", FALSE,
+                                    fixture.pool));
   assert_false(changed);
 }
 
