@@ -15,7 +15,7 @@
  *       write_revprops               COMMIT-5
  *       write_current                COMMIT-6 the commit point
  *       svn_fs_fs__txn_purge         COMMIT-7
- *     svn_fs_fs__rep_cache_add       COMMIT-8 (errors ignored)
+ *     svn_fs_fs__rep_cache_add       COMMIT-8 (error after the commit)
  *
  * Everything before COMMIT-6 is invisible to readers: they find revisions
  * through db/current only.  A crash before it leaves at most an orphan
@@ -655,13 +655,14 @@ final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
                                    result_pool, scratch_pool));
   /* "1" only once the client changed svn:date of a transaction begun
      with SVN_FS_TXN_CLIENT_DATE; "0" means the begin-time date, which
-     the commit time replaces. */
+     the commit time replaces.  A client that deleted svn:date gets a
+     revision without one. */
   flag = svn_hash_gets(*props, SVN_FS__PROP_TXN_CLIENT_DATE);
   client_date = flag && strcmp(flag->data, "1") == 0;
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_LOCKS, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_OOD, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CLIENT_DATE, NULL);
-  if (!client_date || !svn_hash_gets(*props, SVN_PROP_REVISION_DATE))
+  if (!client_date)
     svn_hash_sets(*props, SVN_PROP_REVISION_DATE,
                   svn_string_create(svn_time_to_cstring(apr_time_now(),
                                                         result_pool),
@@ -942,11 +943,12 @@ try_commit(const char **conflict_p, svn_revnum_t *new_rev,
   SVN_ERR(wants_lock_check(&cb.check_locks, txn->fs, &data->txn_id, pool));
   SVN_ERR(svn_fs_fs__with_write_lock(txn->fs, commit_body, &cb, pool));
   *new_rev = ctx.new_rev;
-  /* COMMIT-8: the revision is visible; a rep-cache failure only costs
-     future sharing, so it does not fail the commit. */
-  svn_error_clear(svn_fs_fs__rep_cache_add(txn->fs, ctx.reps_to_cache,
-                                           pool));
-  return SVN_NO_ERROR;
+  /* COMMIT-8: the revision is visible; a rep-cache failure is returned
+     with *NEW_REV set, as the stock module does: callers
+     (svn_repos_fs_commit_txn, svnadmin load) take that as a problem after
+     a successful commit. */
+  return svn_error_trace(svn_fs_fs__rep_cache_add(txn->fs,
+                                                  ctx.reps_to_cache, pool));
 }
 
 svn_error_t *
@@ -975,7 +977,7 @@ svn_fs_fs__commit_txn(const char **conflict_p, svn_revnum_t *new_rev,
         break;
       svn_error_clear(err);
     }
-  if (!err)
+  if (SVN_IS_VALID_REVNUM(*new_rev))
     txn->base_rev = *new_rev - 1;
   svn_pool_destroy(iterpool);
   return svn_error_trace(err);

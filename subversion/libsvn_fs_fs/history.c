@@ -72,12 +72,13 @@ svn_fs_fs__youngest_copyroot(svn_revnum_t *rev_p, const char **path_p,
   const svn_fs_fs__path_step_t *step;
 
   /* Walking up, a node's copy root replaces the best so far only when it
-     is not younger than it: equivalent to preferring, top-down, the
-     first node that holds the youngest copy root. */
+     is strictly younger: of two copies made in one revision, one nested
+     in the other, the deeper is the one that placed the leaf (a directory
+     copied into a directory copied in the same transaction). */
   *rev_p = leaf->noderev->copyroot_rev;
   *path_p = leaf->noderev->copyroot_path;
   for (step = leaf->parent; step; step = step->parent)
-    if (step->noderev->copyroot_rev >= *rev_p)
+    if (step->noderev->copyroot_rev > *rev_p)
       {
         *rev_p = step->noderev->copyroot_rev;
         *path_p = step->noderev->copyroot_path;

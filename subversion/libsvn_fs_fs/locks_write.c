@@ -222,19 +222,17 @@ typedef svn_error_t *(*path_op_t)(svn_lock_t **lock_p, void *baton,
                                   const char *path, const void *value,
                                   apr_pool_t *pool);
 
-/* Report one path's outcome; remember the first callback error. */
+/* Report one path's outcome; remember the first callback error.  A
+   callback that failed hears of no further paths (the stock module's
+   contract): the remaining paths are still locked or unlocked, silently,
+   so the caller gets the callback's error and the work done. */
 static void
 report(svn_error_t **first_cb_err, svn_fs_lock_callback_t callback,
        void *baton, const char *path, const svn_lock_t *lock,
        svn_error_t *err, apr_pool_t *pool)
 {
-  svn_error_t *cb_err = callback ? callback(baton, path, lock, err, pool)
-                                 : SVN_NO_ERROR;
-
-  if (cb_err && !*first_cb_err)
-    *first_cb_err = cb_err;
-  else
-    svn_error_clear(cb_err);
+  if (callback && !*first_cb_err)
+    *first_cb_err = callback(baton, path, lock, err, pool);
   svn_error_clear(err);
 }
 
@@ -309,9 +307,12 @@ check_lockable(svn_fs_t *fs, svn_revnum_t head, const char *path,
   svn_revnum_t created;
 
   SVN_ERR(svn_fs_fs__node_at_path(&noderev, fs, head, path, pool, pool));
+  /* A caller that names the revision it saw the path in is out of date
+     (the path went away since), as the stock module says. */
   if (noderev == NULL)
-    return svn_error_createf(SVN_ERR_FS_NOT_FOUND, NULL,
-                             "Path '%s' doesn't exist in HEAD revision",
+    return svn_error_createf(SVN_IS_VALID_REVNUM(current_rev)
+                             ? SVN_ERR_FS_OUT_OF_DATE : SVN_ERR_FS_NOT_FOUND,
+                             NULL, "Path '%s' doesn't exist in HEAD revision",
                              path);
   if (noderev->kind != svn_node_file)
     return svn_error_createf(SVN_ERR_FS_NOT_FILE, NULL,

@@ -349,7 +349,9 @@ svn_fs_fs__merge_into_txn(const char **conflict_p, svn_fs_root_t *txn_root,
 {
   svn_fs_root_t *source_root, *ancestor_root;
 
-  *conflict_p = "";
+  /* svn_fs_commit_txn lets its caller pass no conflict pointer. */
+  if (conflict_p)
+    *conflict_p = "";
   SVN_ERR(svn_fs_fs__revision_root(&source_root, txn_root->fs, source_rev,
                                    scratch_pool));
   SVN_ERR(svn_fs_fs__revision_root(&ancestor_root, txn_root->fs,

@@ -19,6 +19,7 @@
 #include "svn_pools.h"
 #include "svn_hash.h"
 
+#include "noderev_codec.h"
 #include "rep_cache.h"
 #include "rep_read.h"
 #include "paths.h"
@@ -26,8 +27,17 @@
 /* A committer may hold the database for a moment; wait that long. */
 #define BUSY_TIMEOUT_MS 10000
 
-/* Key of the open connection in FS->pool's user data. */
+/* Key of the open connection in FS->pool's user data: this prefix and
+   FS's address, because svn_fs_t objects may share a pool (libsvn_fs
+   gives an svn_fs_t the caller's pool), and each must use its own
+   repository's database. */
 #define DB_USERDATA_KEY "fsfs7-rep-cache-db"
+
+static const char *
+db_userdata_key(svn_fs_t *fs, apr_pool_t *pool)
+{
+  return apr_psprintf(pool, DB_USERDATA_KEY "-%pp", (void *)fs);
+}
 
 /* The schema stock writes (RCACHE-1), verbatim, so that either module
    can use a rep-cache.db the other created. */
@@ -40,11 +50,30 @@
   "   expanded_size INTEGER NOT NULL" \
   "   ); PRAGMA user_version = 1;"
 
-/* SQLite error RC on DB as the svn error stock gives for it. */
+/* SQLite error RC on DB as the svn error stock gives for it: the codes
+   callers test for (a busy or read-only database, a constraint) keep
+   their own svn error code. */
 static svn_error_t *
 sqlite_error(int rc, sqlite3 *db, const char *path)
 {
-  return svn_error_createf(SVN_ERR_SQLITE_ERROR, NULL,
+  apr_status_t code;
+
+  switch (rc & 0xff)
+    {
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED:
+        code = SVN_ERR_SQLITE_BUSY;
+        break;
+      case SQLITE_READONLY:
+        code = SVN_ERR_SQLITE_READONLY;
+        break;
+      case SQLITE_CONSTRAINT:
+        code = SVN_ERR_SQLITE_CONSTRAINT;
+        break;
+      default:
+        code = SVN_ERR_SQLITE_ERROR;
+    }
+  return svn_error_createf(code, NULL,
                            "%s, executing statement on '%s'",
                            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
                            svn_dirent_local_style(path, NULL));
@@ -65,15 +94,16 @@ static svn_error_t *
 open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
         apr_pool_t *scratch_pool)
 {
-  const char *path = svn_fs_fs__path_db(fs, "rep-cache.db", fs->pool);
+  const char *path;
   void *held;
   svn_node_kind_t kind;
   int rc;
 
-  apr_pool_userdata_get(&held, DB_USERDATA_KEY, fs->pool);
+  apr_pool_userdata_get(&held, db_userdata_key(fs, scratch_pool), fs->pool);
   *db = held;
   if (*db)
     return SVN_NO_ERROR;
+  path = svn_fs_fs__path_db(fs, "rep-cache.db", scratch_pool);
   SVN_ERR(svn_io_check_path(path, &kind, scratch_pool));
   if (kind != svn_node_file && !create)
     return SVN_NO_ERROR;
@@ -99,7 +129,9 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
       *db = NULL;
       return err;
     }
-  apr_pool_userdata_set(*db, DB_USERDATA_KEY, close_db, fs->pool);
+  /* userdata_set keeps the key pointer: give it the pool's life. */
+  apr_pool_userdata_set(*db, db_userdata_key(fs, fs->pool), close_db,
+                        fs->pool);
   return SVN_NO_ERROR;
 }
 
@@ -221,7 +253,10 @@ insert_all(sqlite3 *db, const apr_array_header_t *reps,
   sqlite3_finalize(stmt);
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-  else
+  /* A COMMIT that failed (a reader holds the database) leaves the
+     transaction open: end it, or this connection would keep its lock and
+     fail every later use of the rep-cache through this svn_fs_t. */
+  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   svn_pool_destroy(iterpool);
   return rc;
@@ -336,6 +371,33 @@ fulltext_md5(svn_checksum_t **md5, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
                                           NULL, NULL, scratch_pool));
 }
 
+/* The stock module's error for FOUND, named by a row with NEW_REP's
+   SHA-1, whose contents are not NEW_REP's (CAUSE: what reading FOUND
+   gave, or NULL for a plain MD5 mismatch, taken over). */
+static svn_error_t *
+ambiguous_rep(svn_fs_t *fs, const svn_fs_fs__rep_t *found,
+              const svn_fs_fs__rep_t *new_rep, svn_checksum_t *actual,
+              svn_error_t *cause, apr_pool_t *scratch_pool)
+{
+  int format = SVN_FS_FS__DATA(fs)->format;
+  svn_stringbuf_t *a = svn_stringbuf_create_empty(scratch_pool);
+  svn_stringbuf_t *b = svn_stringbuf_create_empty(scratch_pool);
+  svn_checksum_t sha1 = { new_rep->sha1_digest, svn_checksum_sha1 };
+  svn_checksum_t md5 = { new_rep->md5_digest, svn_checksum_md5 };
+
+  if (!cause)
+    cause = svn_checksum_mismatch_err(&md5, actual, scratch_pool,
+                                      "Checksum mismatch while reading "
+                                      "representation");
+  svn_fs_fs__rep_unparse(a, found, format, FALSE);
+  svn_fs_fs__rep_unparse(b, new_rep, format, FALSE);
+  return svn_error_createf(SVN_ERR_FS_AMBIGUOUS_CHECKSUM_REP, cause,
+                           "SHA1 of reps '%s' and '%s' matches (%s) but "
+                           "contents differ", a->data, b->data,
+                           svn_checksum_to_cstring_display(&sha1,
+                                                           scratch_pool));
+}
+
 svn_error_t *
 svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
                            svn_fs_fs__rep_t *found,
@@ -350,19 +412,22 @@ svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
     return SVN_NO_ERROR;
   /* The row does not record an MD5; the reader may check the one in
      FOUND, so give it the one we hope for, and compute it ourselves too
-     (RCACHE-3).  A rep that cannot be read is simply not shared. */
+     (RCACHE-3). */
   memcpy(found->md5_digest, new_rep->md5_digest, APR_MD5_DIGESTSIZE);
   err = fulltext_md5(&md5, fs, found, scratch_pool);
-  if (err && (err->apr_err == SVN_ERR_FS_CORRUPT
-              || err->apr_err == SVN_ERR_CHECKSUM_MISMATCH
-              || err->apr_err == SVN_ERR_FS_NO_SUCH_REVISION
-              || err->apr_err == SVN_ERR_FS_INDEX_OVERFLOW))
+  /* A row naming no item at all fails with the index's own error; a rep
+     that is there but reads back as something else (or not at all) is
+     an ambiguous checksum, as with stock: the commit fails rather than
+     silently storing a second copy. */
+  if (err && (err->apr_err == SVN_ERR_FS_NO_SUCH_REVISION
+              || err->apr_err == SVN_ERR_FS_INDEX_OVERFLOW
+              || err->apr_err == SVN_ERR_FS_INDEX_REVISION))
+    return svn_error_trace(err);
+  if (!err && md5 && !memcmp(md5->digest, new_rep->md5_digest,
+                             APR_MD5_DIGESTSIZE))
     {
-      svn_error_clear(err);
+      *match = TRUE;
       return SVN_NO_ERROR;
     }
-  SVN_ERR(err);
-  *match = md5 && !memcmp(md5->digest, new_rep->md5_digest,
-                          APR_MD5_DIGESTSIZE);
-  return SVN_NO_ERROR;
+  return ambiguous_rep(fs, found, new_rep, md5, err, scratch_pool);
 }

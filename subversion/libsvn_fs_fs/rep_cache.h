@@ -26,8 +26,10 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
    just written, with MD5 and expanded size): *MATCH is TRUE only if the
    expanded sizes agree and FOUND's fulltext, read back, has NEW_REP's
    MD5 -- a SHA-1 collision or a stale row must never share a rep with
-   different contents (RCACHE-3).  On a match FOUND->md5_digest is set
-   to NEW_REP's. */
+   different contents (RCACHE-3).  Sizes that differ give FALSE; equal
+   sizes and other contents (or a rep that does not read) give
+   SVN_ERR_FS_AMBIGUOUS_CHECKSUM_REP, a row naming no item the index's
+   error, as with stock.  FOUND->md5_digest is set to NEW_REP's. */
 svn_error_t *
 svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
                            svn_fs_fs__rep_t *found,

@@ -784,8 +784,21 @@ text_baton_create(text_baton_t **tb_p, svn_fs_root_t *root, const char *path,
   return SVN_NO_ERROR;
 }
 
-/* Lock the proto-rev file and start the new rep of TB's file against
-   the delta base the skip-delta rule picks. */
+/* Lock the proto-rev file of TB's transaction.  Done when the text
+   stream is handed out, not at its first write: like the stock module,
+   a second file of the transaction cannot get a stream while one is
+   open (SVN_ERR_FS_REP_BEING_WRITTEN; see svn_fs_apply_text). */
+static svn_error_t *
+lock_protorev(text_baton_t *tb, apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(svn_fs_fs__protorev_open(
+                           &tb->protorev, tb->root->fs,
+                           svn_fs_fs__root_txn_id(tb->root), tb->pool,
+                           scratch_pool));
+}
+
+/* Lock the proto-rev file unless TB holds it, and start the new rep of
+   TB's file against the delta base the skip-delta rule picks. */
 static svn_error_t *
 begin_write(text_baton_t *tb, apr_pool_t *scratch_pool)
 {
@@ -797,9 +810,8 @@ begin_write(text_baton_t *tb, apr_pool_t *scratch_pool)
 
   SVN_ERR(svn_fs_fs__get_noderev(&nr, fs, tb->node_id, scratch_pool,
                                  scratch_pool));
-  SVN_ERR(svn_fs_fs__protorev_open(&tb->protorev, fs,
-                                   svn_fs_fs__root_txn_id(tb->root),
-                                   tb->pool, scratch_pool));
+  if (!tb->protorev)
+    SVN_ERR(lock_protorev(tb, scratch_pool));
   SVN_ERR(svn_fs_fs__choose_delta_base(&base_rep, fs, nr, FALSE, tb->pool,
                                        scratch_pool));
   SVN_ERR(svn_fs_fs__delta_base_open(&base, fs, base_rep, tb->pool,
@@ -945,7 +957,7 @@ window_consumer(svn_txdelta_window_t *window, void *baton)
   text_baton_t *tb = baton;
   svn_error_t *err;
 
-  if (!tb->protorev)
+  if (!tb->rep_writer)
     SVN_ERR(guarded(tb, begin_delta));
   err = tb->apply_handler(window, tb->apply_baton);
   if (err)
@@ -969,6 +981,7 @@ svn_fs_fs__txn_apply_textdelta(svn_txdelta_window_handler_t *contents_p,
   SVN_ERR(text_baton_create(&tb, root, path, base_checksum, result_checksum,
                             "Attempted to get textual contents of a "
                             "*non*-file node", svn_pool_create(pool)));
+  SVN_ERR(guarded(tb, lock_protorev));
   *contents_p = window_consumer;
   *contents_baton_p = tb;
   return SVN_NO_ERROR;
@@ -981,7 +994,7 @@ text_write(void *baton, const char *data, apr_size_t *len)
   text_baton_t *tb = baton;
   svn_error_t *err;
 
-  if (!tb->protorev)
+  if (!tb->rep_writer)
     SVN_ERR(guarded(tb, begin_write));
   err = svn_stream_write(tb->target, data, len);
   if (err)
@@ -995,7 +1008,7 @@ text_close(void *baton)
 {
   text_baton_t *tb = baton;
 
-  if (!tb->protorev)
+  if (!tb->rep_writer)
     SVN_ERR(guarded(tb, begin_write));
   return svn_error_trace(guarded(tb, finish_write));
 }
@@ -1012,6 +1025,7 @@ svn_fs_fs__txn_apply_text(svn_stream_t **contents_p, svn_fs_root_t *root,
   SVN_ERR(text_baton_create(&tb, root, path, NULL, result_checksum,
                             "Attempted to set textual contents of a "
                             "*non*-file node", svn_pool_create(pool)));
+  SVN_ERR(guarded(tb, lock_protorev));
   stream = svn_stream_create(tb, pool);
   svn_stream_set_write(stream, text_write);
   svn_stream_set_close(stream, text_close);

@@ -13,8 +13,9 @@
  *
  *   E \ O      any
  *   reset      drop O
- *   delete     O add: drop O; otherwise O becomes a delete (mods from E,
- *              no copy source)
+ *   delete     O add: drop O; O a replace: back to the delete it replaced
+ *              (the add is undone, as for O add); otherwise O becomes a
+ *              delete (mods from E, no copy source)
  *   add/repl.  O becomes a replace with E's id, kind, mods and copy source
  *   modify     O keeps its kind; text/prop/mergeinfo flags are or-ed in
  *
@@ -34,12 +35,25 @@
 #include "id.h"
 #include "txn_store.h"
 
-/* Deep copy of CHANGE in POOL. */
+/* What the hash holds for a path: the folded change, and, while that is
+   a replace, the delete it replaced, so that deleting the replacement
+   again leaves the original delete (its node-rev id and kind), as the
+   stock module reports.  Every value of a folded hash is one of these,
+   made by change_dup. */
+typedef struct folded_t
+{
+  svn_fs_fs__change_t change;         /* first: the hash's value */
+  const svn_fs_fs__change_t *replaced; /* a delete, or NULL */
+} folded_t;
+
+/* Deep copy of CHANGE in POOL, as a folded_t that replaced nothing. */
 static svn_fs_fs__change_t *
 change_dup(const svn_fs_fs__change_t *change, apr_pool_t *pool)
 {
-  svn_fs_fs__change_t *c = apr_pmemdup(pool, change, sizeof(*c));
+  folded_t *f = apr_pcalloc(pool, sizeof(*f));
+  svn_fs_fs__change_t *c = &f->change;
 
+  *c = *change;
   c->path.data = apr_pstrmemdup(pool, change->path.data, change->path.len);
   if (change->noderev_id)
     c->noderev_id = svn_fs_fs__id_copy(change->noderev_id, pool);
@@ -84,6 +98,8 @@ static svn_fs_fs__change_t *
 fold_into(svn_fs_fs__change_t *old, const svn_fs_fs__change_t *change,
           apr_pool_t *pool)
 {
+  folded_t *f = (folded_t *)old;
+
   switch (change->change_kind)
     {
       case svn_fs_path_change_reset:
@@ -91,6 +107,8 @@ fold_into(svn_fs_fs__change_t *old, const svn_fs_fs__change_t *change,
       case svn_fs_path_change_delete:
         if (old->change_kind == svn_fs_path_change_add)
           return NULL;
+        if (old->change_kind == svn_fs_path_change_replace && f->replaced)
+          return change_dup(f->replaced, pool);
         old->change_kind = svn_fs_path_change_delete;
         old->text_mod = change->text_mod;
         old->prop_mod = change->prop_mod;
@@ -101,6 +119,8 @@ fold_into(svn_fs_fs__change_t *old, const svn_fs_fs__change_t *change,
         return old;
       case svn_fs_path_change_add:
       case svn_fs_path_change_replace:
+        if (old->change_kind == svn_fs_path_change_delete)
+          f->replaced = change_dup(old, pool);
         old->change_kind = svn_fs_path_change_replace;
         old->noderev_id = svn_fs_fs__id_copy(change->noderev_id, pool);
         old->text_mod = change->text_mod;

@@ -390,7 +390,8 @@ svn_fs_fs__txn_sha1_parse(svn_fs_fs__rep_t **rep, const char *data,
 
 /* Fold one more entry CHANGE of a changes file into CHANGES (path ->
    svn_fs_fs__change_t *, values in RESULT_POOL) by the rules of
-   txn_changes.c (TXN-9a..d). */
+   txn_changes.c (TXN-9a..d).  CHANGES starts empty and holds only what
+   this function put there (its values carry private state). */
 svn_error_t *
 svn_fs_fs__txn_changes_fold(apr_hash_t *changes,
                             const svn_fs_fs__change_t *change,

@@ -655,10 +655,13 @@ def lock_session(runner, name):
     T.stock_ok("svnadmin", "create", d)
     T.stock_ok("svn", "co", "-q", T.url(d), wc)
     os.makedirs(os.path.join(wc, "a", "b"))
-    for p, c in (("a/f", b"1\n"), ("a/b/g", b"2\n"), ("top", b"3\n")):
+    for p, c in (("a/f", b"1\n"), ("a/b/g", b"2\n"), ("top", b"3\n"), ("gone", b"4\n")):
         write(os.path.join(wc, p), c)
-    T.stock_ok("svn", "add", "-q", os.path.join(wc, "a"), os.path.join(wc, "top"))
+    T.stock_ok("svn", "add", "-q", os.path.join(wc, "a"), os.path.join(wc, "top"),
+               os.path.join(wc, "gone"))
     T.stock_ok("svn", "ci", "-q", "-m", "init", wc)
+    # r2 deletes /gone; the working copy still has it at r1.
+    T.stock_ok("svnmucc", "-m", "rm", "rm", T.url(d, "gone"))
     uuid = T.stock_ok("svnlook", "uuid", d).stdout.strip()
     comment = S.path("lk-comment")
     write(comment, b"admin lock comment\n")
@@ -670,6 +673,7 @@ def lock_session(runner, name):
         ["svn", "lock", T.url(d, "a/f")],
         ["svn", "lock", T.url(d, "a")],
         ["svn", "lock", T.url(d, "nope")],
+        ["svn", "lock", w("gone")],
         ["svnadmin", "lslocks", d],
         ["svn", "unlock", "-q", w("a/f")],
         ["svn", "unlock", "--username", "alice", w("a/b/g")],
@@ -687,7 +691,7 @@ def lock_session(runner, name):
     out = []
     for s in steps:
         p = runner(*s)
-        text = p.stdout + b"".join(re.findall(rb"E\d{6}[^\n]*\n?", p.stderr))
+        text = p.stdout + b"".join(re.findall(rb"[EW]\d{6}[^\n]*\n?", p.stderr))
         text = b"\n".join(l for l in text.split(b"\n")
                           if not re.search(rb"Created|Token|Lock Created|Date", l)
                           and not l.startswith(b"Last Changed"))

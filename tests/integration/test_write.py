@@ -488,6 +488,21 @@ class WriteTests(unittest.TestCase):
         self.assertEqual(T.stock_ok("svnlook", "cat", repo, "/dir/one").stdout,
                          b"first text, changed\n")
 
+    def merged_commit(self, ours):
+        """Two transactions on r0; the second commits after the first, so
+        the commit merges, and its caller passes no conflict pointer."""
+        repo = create("merged-%s" % ours, 8)
+        t1 = self.txn_tool(ours, "begin", repo)
+        t2 = self.txn_tool(ours, "begin", repo)
+        self.txn_tool(ours, "edit", repo, t1, "/one", "1\n")
+        self.txn_tool(ours, "edit", repo, t2, "/two", "2\n")
+        revs = (self.txn_tool(ours, "commit", repo, t1, "noconflict"),
+                self.txn_tool(ours, "commit", repo, t2, "noconflict"))
+        return revs, T.stock_ok("svnlook", "tree", repo).stdout
+
+    def test_write_merge_without_conflict_pointer(self):
+        self.assertEqual(self.merged_commit(True), self.merged_commit(False))
+
     def test_write_mixed_begin_stock_commit_ours_f7(self):
         self.mixed(False, 7)
 

@@ -9,7 +9,9 @@
  *   txn_tool edit   REPO TXN PATH TEXT    make/overwrite file PATH = TEXT,
  *                                         set property "tool:n" on it
  *   txn_tool mkdir  REPO TXN PATH
- *   txn_tool commit REPO TXN              print the new revision
+ *   txn_tool commit REPO TXN [noconflict] print the new revision
+ *                                         (noconflict: pass no conflict
+ *                                         pointer, as the API allows)
  *   txn_tool abort  REPO TXN
  *   txn_tool cat    REPO TXN PATH         print PATH's text in the txn
  *
@@ -88,7 +90,8 @@ cmd_mkdir(const char *repo, const char *name, const char *path,
 }
 
 static svn_error_t *
-cmd_commit(const char *repo, const char *name, apr_pool_t *pool)
+cmd_commit(const char *repo, const char *name, svn_boolean_t want_conflict,
+           apr_pool_t *pool)
 {
   svn_fs_t *fs;
   svn_fs_txn_t *txn;
@@ -97,7 +100,8 @@ cmd_commit(const char *repo, const char *name, apr_pool_t *pool)
   svn_revnum_t rev = SVN_INVALID_REVNUM;
 
   SVN_ERR(open_txn(&txn, &root, &fs, repo, name, pool));
-  SVN_ERR(svn_fs_commit_txn(&conflict, &rev, txn, pool));
+  SVN_ERR(svn_fs_commit_txn(want_conflict ? &conflict : NULL, &rev, txn,
+                            pool));
   printf("%ld\n", rev);
   return SVN_NO_ERROR;
 }
@@ -141,7 +145,9 @@ dispatch(int argc, const char **argv, apr_pool_t *pool)
   if (!strcmp(cmd, "mkdir") && argc == 5)
     return cmd_mkdir(argv[2], argv[3], argv[4], pool);
   if (!strcmp(cmd, "commit") && argc == 4)
-    return cmd_commit(argv[2], argv[3], pool);
+    return cmd_commit(argv[2], argv[3], TRUE, pool);
+  if (!strcmp(cmd, "commit") && argc == 5 && !strcmp(argv[4], "noconflict"))
+    return cmd_commit(argv[2], argv[3], FALSE, pool);
   if (!strcmp(cmd, "abort") && argc == 4)
     return cmd_abort(argv[2], argv[3], pool);
   if (!strcmp(cmd, "cat") && argc == 5)

@@ -6,6 +6,8 @@
  *   commit_date_tool REPO [DATE]
  *   commit_date_tool REPO wait    print "same" if the revision got the
  *                                 begin-time date (2 s before the commit)
+ *   commit_date_tool REPO delete  delete svn:date first (an empty line:
+ *                                 the revision has none)
  */
 #include <unistd.h>
 #include <string.h>
@@ -52,7 +54,9 @@ run(const char *repo, const char *date, apr_pool_t *pool)
     }
   if (date)
     SVN_ERR(svn_fs_change_txn_prop(txn, SVN_PROP_REVISION_DATE,
-                                   svn_string_create(date, pool), pool));
+                                   strcmp(date, "delete") == 0
+                                   ? NULL : svn_string_create(date, pool),
+                                   pool));
   SVN_ERR(svn_fs_commit_txn(&conflict, &new_rev, txn, pool));
   SVN_ERR(svn_fs_revision_prop2(&value, fs, new_rev, SVN_PROP_REVISION_DATE,
                                 FALSE, pool, pool));

@@ -283,6 +283,64 @@ test_random_access(void **state)
   assert_true(done);
 }
 
+/* Two svn_fs_t sharing one pool (libsvn_fs gives each the caller's
+   pool) keep their own block starts: block 1 of r1 of a second, smaller
+   repository is not looked for at the offset the first repository's
+   block 1 has. */
+static void
+test_two_fs_one_pool(void **state)
+{
+  apr_pool_t *shared = svn_pool_create(pool);
+  const char *dir = apr_psprintf(pool, "/tmp/fsfs7-changes-two-%ld",
+                                 (long)getpid());
+  svn_stringbuf_t *d = svn_stringbuf_create(
+    "SVN-fs-dump-format-version: 2\n\n", pool);
+  svn_fs_t *big = apr_pcalloc(pool, sizeof(*big));
+  svn_fs_t *small = apr_pcalloc(pool, sizeof(*small));
+  apr_array_header_t *all, *part;
+  svn_boolean_t done;
+  int i;
+
+  add_revision(d, 1);
+  for (i = 0; i < BLOCK + 44; i++)
+    add_node(d, apr_psprintf(pool, "a-rather-longer-name-%04d", i), "file",
+             "add", "x\n");
+  assert_int_equal(0, system(apr_psprintf(pool, "rm -rf %s && mkdir %s",
+                                          dir, dir)));
+  OK(svn_io_file_create_bytes(apr_pstrcat(pool, dir, "/dump", SVN_VA_NULL),
+                              d->data, d->len, pool));
+  assert_int_equal(0, system(apr_psprintf(pool, "env -u LD_LIBRARY_PATH sh "
+                     "-c 'cd %s && svnadmin create --compatible-version 1.9 "
+                     "r && svnadmin load -q r < dump'", dir)));
+  big->pool = small->pool = shared;
+  big->config = small->config = apr_hash_make(pool);
+  big->path = (char *)svn_dirent_join(repo, "db", pool);
+  small->path = (char *)svn_dirent_join(dir, "r/db", pool);
+  OK(svn_fs_fs__open_repo(big, big->path, pool));
+  OK(svn_fs_fs__open_repo(small, small->path, pool));
+  SVN_FS_FS__DATA(big)->changes_cache = NULL;
+  SVN_FS_FS__DATA(small)->changes_cache = NULL;
+  OK(svn_fs_fs__rev_changes(&all, small, 1, pool, pool));
+  assert_int_equal(all->nelts, BLOCK + 44);
+  /* The big one learns where its block 1 starts... */
+  OK(svn_fs_fs__rev_changes_block(&part, &done, big, 1, BLOCK, 10, pool,
+                                  pool));
+  /* ...which is no help for the small one. */
+  OK(svn_fs_fs__rev_changes_block(&part, &done, small, 1, BLOCK, 44, pool,
+                                  pool));
+  assert_int_equal(part->nelts, 44);
+  for (i = 0; i < part->nelts; i++)
+    {
+      const svn_fs_fs__change_t *a, *b;
+      a = APR_ARRAY_IDX(all, BLOCK + i, const svn_fs_fs__change_t *);
+      b = APR_ARRAY_IDX(part, i, const svn_fs_fs__change_t *);
+      assert_int_equal(a->path.len, b->path.len);
+      assert_memory_equal(a->path.data, b->path.data, a->path.len);
+    }
+  svn_pool_destroy(shared);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 int
 main(void)
 {
@@ -290,6 +348,7 @@ main(void)
     cmocka_unit_test(test_walk_without_cache),
     cmocka_unit_test(test_walk_with_cache),
     cmocka_unit_test(test_random_access),
+    cmocka_unit_test(test_two_fs_one_pool),
   };
   int rc;
 

@@ -246,8 +246,9 @@ test_cross_module(void **state)
 }
 
 /* svn:date of a transaction begun with SVN_FS_TXN_CLIENT_DATE: the
-   client's when it set one, else the commit time -- the same through
-   ours and through stock (tests/unit/commit_date_tool). */
+   client's when it set one, none when it deleted it, else the commit
+   time -- the same through ours and through stock
+   (tests/unit/commit_date_tool). */
 static void
 test_client_date(void **state)
 {
@@ -267,6 +268,10 @@ test_client_date(void **state)
                          "2020-01-01T00:00:00.000000Z", run, tool, dir));
   assert_int_equal(0, sh(pool, "test \"$(%s %s/o %s)\" = %s", tool, dir,
                          date, date));
+  /* Deleted by the client: the revision has no svn:date (fs-test 41). */
+  assert_int_equal(0, sh(pool, "test -z \"$(%s %s %s/o delete)\"", run,
+                         tool, dir));
+  assert_int_equal(0, sh(pool, "test -z \"$(%s %s/o delete)\"", tool, dir));
   /* Not set by the client: the commit time, not the begin time. */
   assert_int_equal(0, sh(pool, "test \"$(%s %s %s/o wait)\" = later", run,
                          tool, dir));

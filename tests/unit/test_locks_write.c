@@ -138,12 +138,55 @@ test_break_all(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Counts its calls and fails the first one. */
+static svn_error_t *
+fail_first(void *baton, const char *path, const svn_lock_t *lock,
+           svn_error_t *fs_err, apr_pool_t *pool)
+{
+  int *calls = baton;
+
+  return ++*calls == 1 ? svn_error_create(SVN_ERR_FS_GENERAL, NULL, "cb")
+                       : SVN_NO_ERROR;
+}
+
+/* A callback that failed hears of no more paths, the remaining ones are
+   still unlocked and its error is the result (svn_fs.h; locks-test
+   13). */
+static void
+test_callback_error(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  fixture_t *f = setup_fs(NULL, pool);
+  apr_hash_t *targets = apr_hash_make(pool);
+  const char *paths[] = { "/top", "/a/b/g", "/a/f" };
+  svn_lock_t *lock;
+  svn_error_t *err;
+  int i, calls = 0;
+
+  for (i = 0; i < 3; i++)
+    svn_hash_sets(targets, paths[i], "");
+  err = svn_fs_fs__locks_unlock(&f->fs, targets, TRUE, fail_first, &calls,
+                                pool, pool);
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_GENERAL);
+  svn_error_clear(err);
+  assert_int_equal(calls, 1);
+  for (i = 0; i < 3; i++)
+    {
+      assert_null(svn_fs_fs__locks_get(&lock, &f->fs, paths[i], pool));
+      assert_null(lock);
+    }
+  assert_null(svn_io_remove_dir2(f->fs.path, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_unlock_rules),
     cmocka_unit_test(test_break_all),
+    cmocka_unit_test(test_callback_error),
   };
 
   apr_initialize();

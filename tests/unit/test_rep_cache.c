@@ -19,18 +19,22 @@
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
 #include "svn_checksum.h"
+#include <sqlite3.h>
 
 #include "rep_cache.h"
 #include "repo.h"
 
 static apr_pool_t *pool;
 
-/* A stock repository at a scratch path holding "hello\n" at /f (r1) and,
-   when WITH_COMMIT is FALSE, no rep-cache.db at all; *FS opened on it. */
+/* A stock repository at a scratch path (suffix SUFFIX) holding "hello\n"
+   at /f (r1) and, when WITH_COMMIT is FALSE, no rep-cache.db at all; *FS
+   opened on it, with FS_POOL as its pool (NULL: a new one). */
 static const char *
-make_repo(svn_fs_t **fs, svn_boolean_t with_commit)
+make_repo_in(svn_fs_t **fs, svn_boolean_t with_commit, const char *suffix,
+             apr_pool_t *fs_pool)
 {
-  const char *dir = apr_psprintf(pool, "/tmp/commit-rc-%ld", (long)getpid());
+  const char *dir = apr_psprintf(pool, "/tmp/commit-rc-%ld%s", (long)getpid(),
+                                 suffix);
   const char *cmd = apr_psprintf(
     pool, "rm -rf %s && mkdir -p %s && cd %s && printf 'hello\\n' > a && "
     "svnadmin create --compatible-version 1.9 r %s", dir, dir, dir,
@@ -39,7 +43,7 @@ make_repo(svn_fs_t **fs, svn_boolean_t with_commit)
 
   assert_int_equal(0, system(cmd));
   *fs = apr_pcalloc(pool, sizeof(**fs));
-  (*fs)->pool = svn_pool_create(pool);
+  (*fs)->pool = fs_pool ? fs_pool : svn_pool_create(pool);
   err = svn_fs_fs__open_repo(*fs, svn_dirent_join(dir, "r/db", pool), pool);
   /* Caches need the loader's membuffer; without it open says so last. */
   if (err && err->apr_err == SVN_ERR_UNSUPPORTED_FEATURE)
@@ -50,6 +54,12 @@ make_repo(svn_fs_t **fs, svn_boolean_t with_commit)
       fail();
     }
   return dir;
+}
+
+static const char *
+make_repo(svn_fs_t **fs, svn_boolean_t with_commit)
+{
+  return make_repo_in(fs, with_commit, "", NULL);
 }
 
 /* The SHA-1 / MD5 digests of DATA. */
@@ -91,6 +101,7 @@ test_match_guard(void **state)
   svn_fs_t *fs;
   svn_fs_fs__rep_t *found, new_rep;
   svn_boolean_t match;
+  svn_error_t *err;
   const char *dir = make_repo(&fs, TRUE);
 
   memset(&new_rep, 0, sizeof(new_rep));
@@ -101,10 +112,14 @@ test_match_guard(void **state)
                                        svn_checksum_sha1), pool, pool));
   assert_null(svn_fs_fs__rep_cache_match(&match, fs, found, &new_rep, pool));
   assert_true(match);
-  /* Same size, other contents (a pretend SHA-1 collision). */
+  /* Same size, other contents (a pretend SHA-1 collision): an error, as
+     with stock, not a silent second copy (fs-test 67). */
   memcpy(new_rep.md5_digest, digest("jello\n", svn_checksum_md5),
          APR_MD5_DIGESTSIZE);
-  assert_null(svn_fs_fs__rep_cache_match(&match, fs, found, &new_rep, pool));
+  err = svn_fs_fs__rep_cache_match(&match, fs, found, &new_rep, pool);
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_AMBIGUOUS_CHECKSUM_REP);
+  svn_error_clear(err);
   assert_false(match);
   new_rep.expanded_size = 7;
   assert_null(svn_fs_fs__rep_cache_match(&match, fs, found, &new_rep, pool));
@@ -168,6 +183,87 @@ test_missing_db(void **state)
   system(apr_psprintf(pool, "rm -rf %s", dir));
 }
 
+/* Two svn_fs_t in one pool (libsvn_fs gives each the caller's pool, as
+   in fs-test 67): each adds to and reads its own repository's
+   rep-cache.db. */
+static void
+test_two_fs_one_pool(void **state)
+{
+  apr_pool_t *shared = svn_pool_create(pool);
+  svn_fs_t *fs1, *fs2;
+  svn_fs_fs__rep_t a, *rep;
+  apr_array_header_t *reps = apr_array_make(pool, 1, sizeof(void *));
+  const char *dir1 = make_repo_in(&fs1, TRUE, "-1", shared);
+  const char *dir2 = make_repo_in(&fs2, FALSE, "-2", shared);
+
+  /* fs1 opens its database first. */
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs1, digest("hello\n",
+                                       svn_checksum_sha1), pool, pool));
+  assert_non_null(rep);
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs2, digest("hello\n",
+                                       svn_checksum_sha1), pool, pool));
+  assert_null(rep);
+  memset(&a, 0, sizeof(a));
+  a.revision = 1;
+  a.item_index = 3;
+  a.size = 10;
+  a.expanded_size = 4;
+  a.has_sha1 = TRUE;
+  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
+         APR_SHA1_DIGESTSIZE);
+  APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
+  assert_null(svn_fs_fs__rep_cache_add(fs2, reps, pool));
+  assert_int_equal(0, system(apr_psprintf(pool,
+    "test \"$(sqlite3 %s/r/db/rep-cache.db 'select count(*) from "
+    "rep_cache')\" = 1 && test \"$(sqlite3 %s/r/db/rep-cache.db "
+    "'select count(*) from rep_cache')\" = 1", dir1, dir2)));
+  svn_pool_destroy(shared);
+  system(apr_psprintf(pool, "rm -rf %s %s", dir1, dir2));
+}
+
+/* A reader holding rep-cache.db makes adding fail with
+   SVN_ERR_SQLITE_BUSY (what fs-test 65 expects of a commit), and the
+   connection is usable again once the reader is gone.  Waits out the
+   10 s busy timeout, so only under FSFS7_SLOW. */
+static void
+test_add_busy(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t a;
+  apr_array_header_t *reps = apr_array_make(pool, 1, sizeof(void *));
+  sqlite3 *reader;
+  svn_error_t *err;
+  const char *dir, *slow = getenv("FSFS7_SLOW");
+
+  if (!slow || !*slow || strcmp(slow, "0") == 0)
+    skip();
+  dir = make_repo(&fs, TRUE);
+  memset(&a, 0, sizeof(a));
+  a.revision = 1;
+  a.item_index = 3;
+  a.size = 10;
+  a.expanded_size = 4;
+  a.has_sha1 = TRUE;
+  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
+         APR_SHA1_DIGESTSIZE);
+  APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
+  assert_int_equal(SQLITE_OK, sqlite3_open(
+    apr_psprintf(pool, "%s/r/db/rep-cache.db", dir), &reader));
+  assert_int_equal(SQLITE_OK, sqlite3_exec(
+    reader, "BEGIN; SELECT MAX(revision) FROM rep_cache;", NULL, NULL,
+    NULL));
+  err = svn_fs_fs__rep_cache_add(fs, reps, pool);
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_SQLITE_BUSY);
+  svn_error_clear(err);
+  assert_int_equal(SQLITE_OK, sqlite3_exec(reader, "COMMIT", NULL, NULL,
+                                           NULL));
+  sqlite3_close(reader);
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 int
 main(void)
 {
@@ -176,6 +272,8 @@ main(void)
     cmocka_unit_test(test_match_guard),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_missing_db),
+    cmocka_unit_test(test_two_fs_one_pool),
+    cmocka_unit_test(test_add_busy),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }

@@ -112,6 +112,13 @@ make_dump(apr_pool_t *pool)
   add_node(d, "branches/b/a.txt", "file", "change", NULL, "b\n", NULL, 0);
   add_node(d, "branches/b", "dir", "change",
            "K 13\nsvn:mergeinfo\nV 10\n/trunk:2-3\n", NULL, NULL, 0);
+  /* Two copies in one revision, the second into the first's tree. */
+  add_revision(d, 5);
+  add_node(d, "nest", "dir", "add", NULL, NULL, "trunk", 4);
+  add_node(d, "nest/d2", "dir", "add", NULL, NULL, "trunk/d", 4);
+  add_node(d, "nest/d2/f", "file", "change", NULL, "y\n", NULL, 0);
+  /* r1's text again: the load shares r1's rep (rep-cache). */
+  add_node(d, "trunk/a.txt", "file", "change", NULL, "hello\n", NULL, 0);
   return d;
 }
 
@@ -288,6 +295,22 @@ test_node_queries(void **state)
                                  "/trunk/d/f", fixture.pool));
   assert_int_equal(rel, svn_fs_node_unrelated);
 
+  /* Of two copies made in r5, the deeper placed /nest/d2 (fs-test 31). */
+  root = root_at(5);
+  OK(root->vtable->closest_copy(&copy_root, &path, root, "/nest/d2",
+                                fixture.pool));
+  assert_non_null(copy_root);
+  assert_int_equal(copy_root->rev, 5);
+  assert_string_equal(path, "/nest/d2");
+  OK(root->vtable->closest_copy(&copy_root, &path, root, "/nest/d2/f",
+                                fixture.pool));
+  assert_non_null(copy_root);
+  assert_string_equal(path, "/nest/d2");
+  OK(root->vtable->closest_copy(&copy_root, &path, root, "/nest/d",
+                                fixture.pool));
+  assert_non_null(copy_root);
+  assert_string_equal(path, "/nest");
+
   root = root_at(3);
   OK(root->vtable->copied_from(&rev, &path, root, "/branches/b",
                                fixture.pool));
@@ -329,6 +352,22 @@ test_contents_and_props(void **state)
   assert_true(changed);
   OK(root->vtable->props_changed(&changed, root, "/trunk/a.txt", root,
                                  "/branches/b/a.txt", TRUE, fixture.pool));
+  assert_false(changed);
+  /* The same text under another rep instance (r5 got r1's rep by
+     rep-sharing): changed for the loose test, as with stock (the update
+     reporter then sends the last-changed revision), not for the strict
+     one. */
+  OK(root->vtable->contents_changed(&changed, root_at(1), "/trunk/a.txt",
+                                    root_at(5), "/trunk/a.txt", FALSE,
+                                    fixture.pool));
+  assert_true(changed);
+  OK(root->vtable->contents_changed(&changed, root_at(1), "/trunk/a.txt",
+                                    root_at(5), "/trunk/a.txt", TRUE,
+                                    fixture.pool));
+  assert_false(changed);
+  OK(root->vtable->contents_changed(&changed, root_at(1), "/trunk/a.txt",
+                                    root_at(1), "/trunk/a.txt", FALSE,
+                                    fixture.pool));
   assert_false(changed);
 }
 

@@ -350,11 +350,17 @@ test_errors_text(void **state)
                       "000001", t.pool));
   OK(put_text(t.root, "/A/g", "abc", "900150983cd24fb0d6963f7d28e17f72",
               t.pool));
-  /* One writer at a time on the proto-rev file. */
+  /* One writer at a time on the proto-rev file: as with stock, the
+     second stream is refused while the first is open, not just its
+     first write (fs-test 59). */
   OK(svn_fs_fs__txn_apply_text(&s1, t.root, "/A/g", NULL, t.pool));
-  OK(svn_fs_fs__txn_apply_text(&s2, t.root, "/A/B/f", NULL, t.pool));
+  FAILS_WITH(SVN_ERR_FS_REP_BEING_WRITTEN,
+             svn_fs_fs__txn_apply_text(&s2, t.root, "/A/B/f", NULL,
+                                       t.pool));
+  FAILS_WITH(SVN_ERR_FS_REP_BEING_WRITTEN,
+             svn_fs_fs__txn_apply_textdelta(&handler, &baton, t.root,
+                                            "/A/B/f", NULL, NULL, t.pool));
   OK(svn_stream_puts(s1, "one"));
-  FAILS_WITH(SVN_ERR_FS_REP_BEING_WRITTEN, svn_stream_puts(s2, "two"));
   OK(svn_stream_close(s1));
   OK(svn_fs_fs__txn_apply_text(&s2, t.root, "/A/B/f", NULL, t.pool));
   OK(svn_stream_puts(s2, "two"));

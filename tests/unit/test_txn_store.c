@@ -309,6 +309,30 @@ describe_changes(apr_hash_t *changes, apr_pool_t *p)
   return out->data;
 }
 
+/* Deleting a replacement undoes the add: what is left is the original
+   delete, with the deleted node's id and kind (fs-test 46 asks this of
+   a transaction's and a revision's changed paths). */
+static void
+test_fold_delete_replacement(void **state)
+{
+  static const char input[] =
+    "0-1.0.r1/40 delete-file false false false /f\n\n"
+    "_1.0.t1-1 add-dir false false false /f\n\n"
+    "_1.0.t1-1 delete-dir false false false /f\n\n";
+  apr_hash_t *changes;
+  const svn_fs_fs__change_t *c;
+
+  check(svn_fs_fs__txn_changes_parse_fold(&changes, input, strlen(input),
+                                          "case", pool, pool));
+  assert_int_equal(apr_hash_count(changes), 1);
+  c = svn_hash_gets(changes, "/f");
+  assert_non_null(c);
+  assert_int_equal(c->change_kind, svn_fs_path_change_delete);
+  assert_int_equal(c->node_kind, svn_node_file);
+  assert_string_equal(svn_fs_fs__id_unparse(c->noderev_id, pool)->data,
+                      "0-1.0.r1/40");
+}
+
 static void
 test_fold(void **state)
 {
@@ -1005,6 +1029,7 @@ main(void)
     cmocka_unit_test(test_names),
     cmocka_unit_test(test_small_parsers),
     cmocka_unit_test(test_fold),
+    cmocka_unit_test(test_fold_delete_replacement),
     cmocka_unit_test(test_vectors),
     cmocka_unit_test_setup_teardown(test_create_purge, setup, NULL),
     cmocka_unit_test(test_props_ids),
