@@ -622,8 +622,9 @@ move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 }
 
 /* The revision properties of the new revision: the transaction's minus
-   the internal ones, svn:date now unless the client may set it
-   (COMMIT-5). */
+   the internal ones, svn:date now unless the client set it (COMMIT-5).
+   A client that set it may also have deleted it: svnadmin load does so
+   for a dump revision without a date, and the revision stays dateless. */
 static svn_error_t *
 final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
                apr_pool_t *result_pool, apr_pool_t *scratch_pool)
@@ -641,7 +642,7 @@ final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_LOCKS, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_OOD, NULL);
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CLIENT_DATE, NULL);
-  if (!client_date || !svn_hash_gets(*props, SVN_PROP_REVISION_DATE))
+  if (!client_date)
     svn_hash_sets(*props, SVN_PROP_REVISION_DATE,
                   svn_string_create(svn_time_to_cstring(apr_time_now(),
                                                         result_pool),

@@ -467,8 +467,11 @@ root_get_file_delta_stream(svn_txdelta_stream_t **stream_p,
                            rep_dup(target->data_rep, pool), pool));
 }
 
-/* Compare two file texts, cheapest evidence first: identical rep, then
-   sizes and checksums; only STRICT callers pay for reading both texts
+/* Compare two file texts.  Loose mode answers from rep identity alone,
+   uniquifier included, as stock does: a text rewritten with the same
+   bytes (a rep-shared no-op "put") counts as changed, so that svnadmin
+   dump keeps that change.  Strict mode goes cheapest evidence first:
+   identical rep, then sizes and checksums, and reads both texts only
    when the checksums cannot decide. */
 static svn_error_t *
 texts_equal(svn_boolean_t *equal, svn_fs_t *fs, const svn_fs_fs__rep_t *a,
@@ -477,6 +480,11 @@ texts_equal(svn_boolean_t *equal, svn_fs_t *fs, const svn_fs_fs__rep_t *a,
 {
   svn_stream_t *sa, *sb;
 
+  if (!strict)
+    {
+      *equal = same_rep_instance(a, b);
+      return SVN_NO_ERROR;
+    }
   if (!a || !b || svn_fs_fs__rep_same(a, b))
     {
       *equal = (a == NULL) == (b == NULL);
@@ -492,11 +500,6 @@ texts_equal(svn_boolean_t *equal, svn_fs_t *fs, const svn_fs_fs__rep_t *a,
     {
       *equal = memcmp(a->sha1_digest, b->sha1_digest,
                       sizeof(a->sha1_digest)) == 0;
-      return SVN_NO_ERROR;
-    }
-  if (!strict)
-    {
-      *equal = FALSE;
       return SVN_NO_ERROR;
     }
   SVN_ERR(svn_fs_fs__rep_contents_stream(&sa, fs, a, scratch_pool));
