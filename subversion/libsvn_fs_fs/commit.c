@@ -622,9 +622,8 @@ move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 }
 
 /* The revision properties of the new revision: the transaction's minus
-   the internal ones, svn:date now unless the client set it (COMMIT-5).
-   A client that set it may also have deleted it: svnadmin load does so
-   for a dump revision without a date, and the revision stays dateless. */
+   the internal ones, svn:date now unless the client may set it
+   (COMMIT-5). */
 static svn_error_t *
 final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
                apr_pool_t *result_pool, apr_pool_t *scratch_pool)
@@ -636,7 +635,8 @@ final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
                                    result_pool, scratch_pool));
   /* "1" only once the client changed svn:date of a transaction begun
      with SVN_FS_TXN_CLIENT_DATE; "0" means the begin-time date, which
-     the commit time replaces. */
+     the commit time replaces.  A client that deleted svn:date gets a
+     revision without one. */
   flag = svn_hash_gets(*props, SVN_FS__PROP_TXN_CLIENT_DATE);
   client_date = flag && strcmp(flag->data, "1") == 0;
   svn_hash_sets(*props, SVN_FS__PROP_TXN_CHECK_LOCKS, NULL);
