@@ -18,6 +18,7 @@
 #include "locks_write.h"
 #include "paths.h"
 #include "repo.h"
+#include "repo_repcache.h"
 #include "revprops.h"
 #include "tree.h"
 #include "txn.h"
@@ -292,11 +293,33 @@ fs_bdb_set_errcall(svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
+/* 'svnadmin build-repcache' calls ioctl "fsfs":1004 with this input.
+   The layout is svnadmin's ABI (its private header, which we cannot
+   include next to fsfs7.h: both name svn_fs_fs__id_part_t). */
+#define IOCTL_BUILD_REP_CACHE 1004
+typedef struct build_rep_cache_input_t
+{
+  svn_revnum_t start_rev;
+  svn_revnum_t end_rev;
+  svn_fs_progress_notify_func_t progress_func;
+  void *progress_baton;
+} build_rep_cache_input_t;
+
 static svn_error_t *
 fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
          void **output_p, svn_cancel_func_t cancel_func, void *cancel_baton,
          apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
+  if (strcmp(ctlcode.fs_type, SVN_FS_TYPE_FSFS) == 0
+      && ctlcode.code == IOCTL_BUILD_REP_CACHE)
+    {
+      const build_rep_cache_input_t *in = input;
+
+      return svn_error_trace(svn_fs_fs__rep_cache_build(
+                               fs, in->start_rev, in->end_rev,
+                               in->progress_func, in->progress_baton,
+                               cancel_func, cancel_baton, scratch_pool));
+    }
   return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
                            "fsfs7 does not implement ioctl code %s:%d",
                            ctlcode.fs_type, ctlcode.code);

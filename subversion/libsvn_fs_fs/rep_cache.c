@@ -288,3 +288,11 @@ svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
                           APR_MD5_DIGESTSIZE);
   return SVN_NO_ERROR;
 }
+
+svn_error_t *
+svn_fs_fs__rep_cache_ensure(svn_fs_t *fs, apr_pool_t *scratch_pool)
+{
+  sqlite3 *db;
+
+  return svn_error_trace(open_db(&db, fs, TRUE, scratch_pool));
+}
