@@ -101,6 +101,7 @@ add_if_own(apr_array_header_t *reps, svn_fs_t *fs,
   if (!rep || rep->in_txn || rep->revision != rev)
     return SVN_NO_ERROR;
   row = apr_pmemdup(result_pool, rep, sizeof(*rep));
+  row->uniquifier = NULL;     /* not part of a row; lives in SCRATCH_POOL */
   if (!row->has_sha1)
     {
       SVN_ERR(svn_fs_fs__rep_contents_stream(&contents, fs, rep,
@@ -150,7 +151,7 @@ reps_of_revision(apr_array_header_t **reps, svn_fs_t *fs, svn_revnum_t rev,
           if (change->change_kind == svn_fs_path_change_delete)
             continue;
           SVN_ERR(svn_fs_fs__node_at_path(&noderev, fs, rev,
-                                          change->path.data, result_pool,
+                                          change->path.data, iterpool,
                                           iterpool));
           if (!noderev)
             continue;
