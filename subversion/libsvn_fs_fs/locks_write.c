@@ -309,14 +309,12 @@ check_lockable(svn_fs_t *fs, svn_revnum_t head, const char *path,
   svn_revnum_t created;
 
   SVN_ERR(svn_fs_fs__node_at_path(&noderev, fs, head, path, pool, pool));
-  /* A caller that names the revision it has seen (a working copy) is out
-     of date when the path went away since; stock reports that, not a
-     plain not-found, and clients tell the two apart. */
+  /* A caller that names the revision it saw the path in is out of date
+     (the path went away since), as the stock module says. */
   if (noderev == NULL)
     return svn_error_createf(SVN_IS_VALID_REVNUM(current_rev)
-                               ? SVN_ERR_FS_OUT_OF_DATE
-                               : SVN_ERR_FS_NOT_FOUND, NULL,
-                             "Path '%s' doesn't exist in HEAD revision",
+                             ? SVN_ERR_FS_OUT_OF_DATE : SVN_ERR_FS_NOT_FOUND,
+                             NULL, "Path '%s' doesn't exist in HEAD revision",
                              path);
   if (noderev->kind != svn_node_file)
     return svn_error_createf(SVN_ERR_FS_NOT_FILE, NULL,
