@@ -293,6 +293,16 @@ fs_bdb_set_errcall(svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
+static svn_error_t *
+fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
+         void **output_p, svn_cancel_func_t cancel_func, void *cancel_baton,
+         apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
+                           "fsfs7 does not implement ioctl code %s:%d",
+                           ctlcode.fs_type, ctlcode.code);
+}
+
 /* 'svnadmin build-repcache' calls ioctl "fsfs":1004 with this input.
    The layout is svnadmin's ABI (its private header, which we cannot
    include next to fsfs7.h: both name svn_fs_fs__id_part_t). */
@@ -305,24 +315,27 @@ typedef struct build_rep_cache_input_t
   void *progress_baton;
 } build_rep_cache_input_t;
 
+/* The vtable's ioctl: build-repcache here, the other codes in
+   fs_ioctl. */
 static svn_error_t *
-fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
-         void **output_p, svn_cancel_func_t cancel_func, void *cancel_baton,
-         apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+fs_ioctl_or_build_rep_cache(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode,
+                            void *input, void **output_p,
+                            svn_cancel_func_t cancel_func,
+                            void *cancel_baton, apr_pool_t *result_pool,
+                            apr_pool_t *scratch_pool)
 {
-  if (strcmp(ctlcode.fs_type, SVN_FS_TYPE_FSFS) == 0
-      && ctlcode.code == IOCTL_BUILD_REP_CACHE)
-    {
-      const build_rep_cache_input_t *in = input;
+  const build_rep_cache_input_t *in = input;
 
-      return svn_error_trace(svn_fs_fs__rep_cache_build(
-                               fs, in->start_rev, in->end_rev,
-                               in->progress_func, in->progress_baton,
-                               cancel_func, cancel_baton, scratch_pool));
-    }
-  return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
-                           "fsfs7 does not implement ioctl code %s:%d",
-                           ctlcode.fs_type, ctlcode.code);
+  if (strcmp(ctlcode.fs_type, SVN_FS_TYPE_FSFS) != 0
+      || ctlcode.code != IOCTL_BUILD_REP_CACHE)
+    return svn_error_trace(fs_ioctl(fs, ctlcode, input, output_p,
+                                    cancel_func, cancel_baton, result_pool,
+                                    scratch_pool));
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__rep_cache_build(
+                           fs, in->start_rev, in->end_rev, in->progress_func,
+                           in->progress_baton, cancel_func, cancel_baton,
+                           scratch_pool));
 }
 
 const fs_vtable_t svn_fs_fs__fs_vtable = {
@@ -349,5 +362,5 @@ const fs_vtable_t svn_fs_fs__fs_vtable = {
   fs_verify_root,
   fs_freeze,
   fs_bdb_set_errcall,
-  fs_ioctl
+  fs_ioctl_or_build_rep_cache
 };

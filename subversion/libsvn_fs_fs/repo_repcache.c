@@ -88,7 +88,7 @@ svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
    references (shared, or carried over from a predecessor) has its row
    from its own revision.  Property reps carry no SHA-1 on disk; a commit
    knows the checksum of what it wrote, and so do we after reading the
-   property list back (RCACHE-5). */
+   property list back (RCACHE-6). */
 static svn_error_t *
 add_if_own(apr_array_header_t *reps, svn_fs_t *fs,
            const svn_fs_fs__rep_t *rep, svn_revnum_t rev,

@@ -21,7 +21,7 @@ svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
 
 /* Rebuild rep-cache.db rows for revisions START..END of FS (START
    invalid: from r1; END must exist), as 'svnadmin build-repcache' does
-   through the fsfs:1004 ioctl (RCACHE-5): every file text rep and
+   through the fsfs:1004 ioctl (RCACHE-6): every file text rep and
    property rep with a SHA-1 that a node-rev of revision R stored in R
    itself gets its row (rows already there are kept), one SQLite
    transaction per revision, then PROGRESS_FUNC (if any) hears of R.
