@@ -685,7 +685,10 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
     scratch_pool, ffd->max_files_per_dir,
     sizeof(svn_fs_fs__revprop_manifest_entry_t));
   svn_stringbuf_t *manifest = svn_stringbuf_create_empty(scratch_pool);
-  apr_int64_t budget = ffd->revprop_pack_size * 9 / 10, used = 0;
+  /* The container header (first revision, count) is costed like two
+     more revisions' overhead; measured on stock packs of 1 kB. */
+  apr_int64_t budget = ffd->revprop_pack_size * 9 / 10;
+  apr_int64_t used = 2 * PACK_ENTRY_OVERHEAD;
 
   SVN_ERR(svn_io_remove_dir2(pack_dir, TRUE, cancel_func, cancel_baton,
                              scratch_pool));
@@ -706,7 +709,7 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
                                      scratch_pool));
           apr_array_clear(dumps);
           pack_start = rev;
-          used = 0;
+          used = 2 * PACK_ENTRY_OVERHEAD;
         }
       APR_ARRAY_PUSH(dumps, svn_stringbuf_t *) = dump;
       used += dump->len + PACK_ENTRY_OVERHEAD;
