@@ -20,6 +20,8 @@
  * (fsynced), and leftover unpacked files are merely unused.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <apr_strings.h>
 #include <apr_portable.h>
@@ -270,9 +272,8 @@ describe_rep(svn_fs_fs__pack_item_t *item, apr_file_t *file,
   return SVN_NO_ERROR;
 }
 
-/* The footer and P2L entries of the revision file FILE (WHERE). */
-static svn_error_t *
-read_p2l(apr_array_header_t **entries, svn_fs_fs__footer_t *footer,
+svn_error_t *
+svn_fs_fs__pack_read_p2l(apr_array_header_t **entries, svn_fs_fs__footer_t *footer,
          apr_file_t *file, const char *where, apr_pool_t *result_pool,
          apr_pool_t *scratch_pool)
 {
@@ -310,8 +311,8 @@ read_rev_items(apr_array_header_t *items, svn_revnum_t rev,
 
   SVN_ERR(svn_io_file_open(&file, path, APR_READ, APR_OS_DEFAULT,
                            scratch_pool));
-  SVN_ERR(read_p2l(&entries, &footer, file, where, scratch_pool,
-                   scratch_pool));
+  SVN_ERR(svn_fs_fs__pack_read_p2l(&entries, &footer, file, where,
+                                   scratch_pool, scratch_pool));
   for (i = 0; i < entries->nelts; i++)
     {
       const svn_fs_fs__p2l_entry_t *e
@@ -471,12 +472,14 @@ append_section(apr_off_t *offset, unsigned char *md5, apr_file_t *pack,
   return SVN_NO_ERROR;
 }
 
-/* L2P, P2L and footer after the COVERED bytes of items (FOOTER-*). */
-static svn_error_t *
-write_indexes(pack_ctx_t *ctx, apr_file_t *pack, svn_revnum_t start,
-              apr_off_t covered, const apr_array_header_t *l2p,
-              const apr_array_header_t *p2l, apr_pool_t *scratch_pool)
+svn_error_t *
+svn_fs_fs__pack_write_indexes(apr_file_t *file, svn_fs_t *fs,
+                              svn_revnum_t start, apr_off_t covered,
+                              const apr_array_header_t *l2p,
+                              const apr_array_header_t *p2l,
+                              apr_pool_t *scratch_pool)
 {
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_stringbuf_t *l2p_section, *p2l_section;
   svn_fs_fs__footer_t footer;
   char buf[SVN_FS_FS__FOOTER_MAX_LEN];
@@ -484,21 +487,30 @@ write_indexes(pack_ctx_t *ctx, apr_file_t *pack, svn_revnum_t start,
   apr_size_t len;
 
   SVN_ERR(svn_fs_fs__l2p_section_build(&l2p_section, start, l2p,
-                                       ctx->ffd->l2p_page_size,
-                                       scratch_pool));
+                                       ffd->l2p_page_size, scratch_pool));
   SVN_ERR(svn_fs_fs__p2l_section_build(&p2l_section, start, covered,
-                                       ctx->ffd->p2l_page_size, p2l,
+                                       ffd->p2l_page_size, p2l,
                                        scratch_pool));
   memset(&footer, 0, sizeof(footer));
   footer.l2p_offset = at;
-  SVN_ERR(append_section(&at, footer.l2p_md5, pack, l2p_section,
+  SVN_ERR(append_section(&at, footer.l2p_md5, file, l2p_section,
                          scratch_pool));
   footer.p2l_offset = at;
-  SVN_ERR(append_section(&at, footer.p2l_md5, pack, p2l_section,
+  SVN_ERR(append_section(&at, footer.p2l_md5, file, p2l_section,
                          scratch_pool));
   len = svn_fs_fs__footer_unparse(buf, &footer);
-  return svn_error_trace(svn_io_file_write_full(pack, buf, len, NULL,
+  return svn_error_trace(svn_io_file_write_full(file, buf, len, NULL,
                                                 scratch_pool));
+}
+
+/* FSFS7_PACK_ORDER=concatenate keeps the unpacked order (pack.md §3):
+   a switch for benchmarks comparing orders, not a tuning knob. */
+static svn_boolean_t
+concatenate_order(void)
+{
+  const char *order = getenv("FSFS7_PACK_ORDER");
+
+  return order && !strcmp(order, "concatenate");
 }
 
 static svn_error_t *
@@ -524,11 +536,13 @@ write_logical_pack(pack_ctx_t *ctx, svn_revnum_t start,
                              scratch_pool, iterpool));
     }
   svn_pool_destroy(iterpool);
-  svn_fs_fs__pack_order(&order, items, FALSE, scratch_pool, scratch_pool);
+  svn_fs_fs__pack_order(&order, items, concatenate_order(), scratch_pool,
+                        scratch_pool);
   SVN_ERR(create_file(&pack, pack_path, scratch_pool));
   SVN_ERR(copy_items(&p2l, &l2p, &covered, ctx, pack, start, items, order,
                      scratch_pool, scratch_pool));
-  SVN_ERR(write_indexes(ctx, pack, start, covered, l2p, p2l, scratch_pool));
+  SVN_ERR(svn_fs_fs__pack_write_indexes(pack, ctx->fs, start, covered, l2p,
+                                        p2l, scratch_pool));
   return svn_error_trace(seal_file(pack, pack_path, scratch_pool));
 }
 
