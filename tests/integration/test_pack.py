@@ -350,6 +350,41 @@ class Pack(unittest.TestCase):
         self.assertNotEqual(res[0][0], 0)
         self.assertEqual(res[1], res[0])
 
+    def check_readers_during_pack(self, fmt, revs, packer_ours):
+        """svn log -v and svn export through fsfs7 and stock, in a loop
+        while a pack runs: every read succeeds and equals the read before
+        the pack (LAYOUT-4: a reader retries in the pack file)."""
+        repo = copy(base_repo(fmt, 4, revs), "readers-f%d-%d" % (fmt, packer_ours))
+        cmds = [["svn", "log", "-v", "-q", T.url(repo)],
+                ["svnlook", "tree", repo]]
+        expect = [T.stock_ok(*c).stdout for c in cmds]
+        env = T.ours_env() if packer_ours else T.stock_env()
+        if packer_ours:
+            env["LD_LIBRARY_PATH"] = T.MODULE_DIR
+        proc = subprocess.Popen(["svnadmin", "pack", "-q", repo], env=env,
+                                stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        rounds = 0
+        while proc.poll() is None or rounds < 2:
+            for use_ours in (True, False):
+                for c, want in zip(cmds, expect):
+                    p = (T.ours if use_ours else T.stock)(*c)
+                    self.assertEqual(p.returncode, 0, T.describe(p))
+                    self.assertEqual(p.stdout, want, " ".join(c))
+            rounds += 1
+        _, err = proc.communicate()
+        self.assertEqual(proc.returncode, 0, err.decode(errors="replace"))
+        self.assertVerifies(repo)
+
+    def test_pack_readers_during_pack_f7(self):
+        self.check_readers_during_pack(7, QUICK_REVS, True)
+
+    @unittest.skipUnless(T.SLOW, "FSFS7_SLOW")
+    def test_pack_readers_during_pack_slow(self):
+        for fmt in FORMATS:
+            for packer_ours in (True, False):
+                self.check_readers_during_pack(fmt, T.GEN_REVS, packer_ours)
+
     def svnfsfs(self, use_ours, *args, **kw):
         return (T.ours if use_ours else T.stock)("svnfsfs", *args, **kw)
 
