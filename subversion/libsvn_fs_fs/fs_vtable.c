@@ -14,7 +14,6 @@
 
 #include "corrupt.h"
 #include "fsconf.h"
-#include "index_tools.h"
 #include "locks_read.h"
 #include "locks_write.h"
 #include "paths.h"
@@ -298,9 +297,9 @@ fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
          void **output_p, svn_cancel_func_t cancel_func, void *cancel_baton,
          apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  return svn_error_trace(svn_fs_fs__ioctl(fs, ctlcode, input, output_p,
-                                          cancel_func, cancel_baton,
-                                          result_pool, scratch_pool));
+  return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
+                           "fsfs7 does not implement ioctl code %s:%d",
+                           ctlcode.fs_type, ctlcode.code);
 }
 
 const fs_vtable_t svn_fs_fs__fs_vtable = {

@@ -22,7 +22,7 @@ svn_fs_fs__pack(svn_fs_t *fs, svn_fs_pack_notify_t notify_func,
                 void *notify_baton, svn_cancel_func_t cancel_func,
                 void *cancel_baton, apr_pool_t *scratch_pool);
 
-/* Shared with index_tools.c (svnfsfs dump-index / load-index). */
+/* Index helpers, also usable by other writers of logical files. */
 
 /* The footer and all P2L entries (svn_fs_fs__p2l_entry_t, in offset
    order, the final filler included) of the logically addressed rev or
