@@ -155,6 +155,28 @@ class Pack(unittest.TestCase):
     def test_pack_f8(self):
         self.check_pack(8)
 
+    def test_pack_f8_physical(self):
+        """Format 8 upgraded from 6 keeps physical addressing: its packs
+        are stock's bytes too."""
+        base = copy(base_repo(6), "f8u-base")
+        T.stock_ok("svnadmin", "upgrade", base)
+        self.assertTrue(read_bytes(os.path.join(base, "db", "format"))
+                        .startswith(b"8\n"))
+        mine, theirs = copy(base, "f8u-ours"), copy(base, "f8u-stock")
+        before = dump(base)
+        p = T.ours("svnadmin", "pack", mine)
+        self.assertEqual(p.returncode, 0, T.describe(p))
+        T.stock_ok("svnadmin", "pack", theirs)
+        self.assertVerifies(mine)
+        self.assertEqual(dump(mine), before)
+        for sub in ("revs", "revprops"):
+            files = files_under(theirs, sub)
+            self.assertEqual(files_under(mine, sub), files)
+            for f in files:
+                self.assertEqual(read_bytes(os.path.join(mine, "db", sub, f)),
+                                 read_bytes(os.path.join(theirs, "db", sub, f)),
+                                 "db/%s/%s" % (sub, f))
+
     @unittest.skipUnless(T.SLOW, "FSFS7_SLOW")
     def test_pack_shard100_slow(self):
         for fmt in FORMATS:
