@@ -717,8 +717,11 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
       entry.counter = 0;
       APR_ARRAY_PUSH(entries, svn_fs_fs__revprop_manifest_entry_t) = entry;
     }
-  SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
-                             ffd->compress_packed_revprops, scratch_pool));
+  /* Shard 0 of a repository with one revision per shard holds only r0,
+     which is never packed: an empty manifest and no pack file, as stock. */
+  if (dumps->nelts > 0)
+    SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
+                               ffd->compress_packed_revprops, scratch_pool));
   svn_fs_fs__revprop_manifest_unparse(manifest, entries);
   return svn_error_trace(svn_io_file_create_bytes(
            svn_dirent_join(pack_dir, "manifest", scratch_pool),

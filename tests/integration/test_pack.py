@@ -155,6 +155,11 @@ class Pack(unittest.TestCase):
     def test_pack_f8(self):
         self.check_pack(8)
 
+    def test_pack_shard_of_one_f7(self):
+        """One revision per shard: shard 0 holds only r0, whose revprops
+        are never packed (an empty revprop manifest, as stock)."""
+        self.check_pack(7, shard=1, revs=12)
+
     def test_pack_f8_physical(self):
         """Format 8 upgraded from 6 keeps physical addressing: its packs
         are stock's bytes too."""
