@@ -335,6 +335,32 @@ class Pack(unittest.TestCase):
         youngest = int(T.stock_ok("svnlook", "youngest", repo).stdout)
         self.assertEqual(youngest, QUICK_REVS + 3)
 
+    def test_pack_after_commit_f7(self):
+        """[debug] pack-after-commit: each commit that completes a shard
+        packs it, as with stock."""
+        layouts = []
+        for use_ours in (False, True):
+            repo = S.path("pac-%d" % use_ours)
+            T.stock_ok("svnadmin", "create", "--compatible-version", "1.9", repo)
+            path = os.path.join(repo, "db", "format")
+            text = read_bytes(path).replace(b"sharded 1000", b"sharded 4")
+            with open(path, "wb") as f:
+                f.write(text)
+            with open(os.path.join(repo, "db", "fsfs.conf"), "a") as f:
+                f.write("\n[debug]\npack-after-commit = true\n")
+            for i in range(9):
+                p = (T.ours if use_ours else T.stock)(
+                    "svn", "mkdir", "-q", "-m", "r%d" % (i + 1),
+                    T.url(repo, "d%d" % i))
+                self.assertEqual(p.returncode, 0, T.describe(p))
+            self.assertVerifies(repo)
+            layouts.append((files_under(repo, "revs"),
+                            files_under(repo, "revprops"),
+                            read_bytes(os.path.join(repo, "db",
+                                                    "min-unpacked-rev"))))
+        self.assertEqual(layouts[0][2], b"8\n")
+        self.assertEqual(layouts[1], layouts[0])
+
     def test_pack_linear_warning(self):
         outs = []
         for use_ours in (False, True):
