@@ -503,14 +503,19 @@ svn_fs_fs__pack_write_indexes(apr_file_t *file, svn_fs_t *fs,
                                                 scratch_pool));
 }
 
-/* FSFS7_PACK_ORDER=concatenate keeps the unpacked order (pack.md §3):
-   a switch for benchmarks comparing orders, not a tuning knob. */
-static svn_boolean_t
-concatenate_order(void)
+/* FSFS7_PACK_ORDER=concatenate|changes-first|grouped chooses the item
+   order (pack.md §3): a switch for benchmarks comparing orders, not a
+   tuning knob. */
+static svn_fs_fs__pack_order_mode_t
+order_mode(void)
 {
   const char *order = getenv("FSFS7_PACK_ORDER");
 
-  return order && !strcmp(order, "concatenate");
+  if (order && !strcmp(order, "concatenate"))
+    return svn_fs_fs__pack_order_concatenate;
+  if (order && !strcmp(order, "changes-first"))
+    return svn_fs_fs__pack_order_changes_first;
+  return svn_fs_fs__pack_order_grouped;
 }
 
 static svn_error_t *
@@ -536,7 +541,7 @@ write_logical_pack(pack_ctx_t *ctx, svn_revnum_t start,
                              scratch_pool, iterpool));
     }
   svn_pool_destroy(iterpool);
-  svn_fs_fs__pack_order(&order, items, concatenate_order(), scratch_pool,
+  svn_fs_fs__pack_order(&order, items, order_mode(), scratch_pool,
                         scratch_pool);
   SVN_ERR(create_file(&pack, pack_path, scratch_pool));
   SVN_ERR(copy_items(&p2l, &l2p, &covered, ctx, pack, start, items, order,

@@ -246,8 +246,8 @@ place_rest(order_ctx_t *ctx)
 void
 svn_fs_fs__pack_order(apr_array_header_t **order,
                       const apr_array_header_t *items,
-                      svn_boolean_t concatenate, apr_pool_t *result_pool,
-                      apr_pool_t *scratch_pool)
+                      svn_fs_fs__pack_order_mode_t mode,
+                      apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   order_ctx_t ctx;
   apr_array_header_t *noderevs;
@@ -259,10 +259,11 @@ svn_fs_fs__pack_order(apr_array_header_t **order,
   ctx.order = apr_array_make(result_pool, items->nelts + 1, sizeof(int));
   ctx.indexes = apr_palloc(scratch_pool, sizeof(int) * (items->nelts + 1));
   ctx.pool = scratch_pool;
-  if (!concatenate)
+  if (mode != svn_fs_fs__pack_order_concatenate)
+    place_changes(&ctx);
+  if (mode == svn_fs_fs__pack_order_grouped)
     {
       index_addresses(&ctx);
-      place_changes(&ctx);
       noderevs = sorted_noderevs(&ctx, scratch_pool);
       place_metadata(&ctx, noderevs, scratch_pool);
       place_file_texts(&ctx, noderevs, scratch_pool);

@@ -40,17 +40,26 @@ void
 svn_fs_fs__pack_item_init(svn_fs_fs__pack_item_t *item,
                           const svn_fs_fs__p2l_entry_t *entry);
 
+/* How to order a shard's items (pack.md §3). */
+typedef enum svn_fs_fs__pack_order_mode_t
+{
+  /* The unpacked order: revision by revision. */
+  svn_fs_fs__pack_order_concatenate,
+  /* PACK-ORDER-2, then the rest revision by revision. */
+  svn_fs_fs__pack_order_changes_first,
+  /* PACK-ORDER-2..6. */
+  svn_fs_fs__pack_order_grouped
+} svn_fs_fs__pack_order_mode_t;
+
 /* The order in which to write ITEMS (svn_fs_fs__pack_item_t) into the
    pack file: *ORDER gets ITEMS->nelts ints, indexes into ITEMS, each
-   exactly once (PACK-ORDER-1), allocated in RESULT_POOL.  With
-   CONCATENATE the items keep their input order (revision by revision, as
-   in the unpacked files); otherwise they are grouped as pack.md
-   describes (PACK-ORDER-2..6).  References to items that are not in
-   ITEMS (other shards) are ignored. */
+   exactly once (PACK-ORDER-1), allocated in RESULT_POOL, arranged as
+   MODE says.  References to items that are not in ITEMS (other shards)
+   are ignored. */
 void
 svn_fs_fs__pack_order(apr_array_header_t **order,
                       const apr_array_header_t *items,
-                      svn_boolean_t concatenate, apr_pool_t *result_pool,
-                      apr_pool_t *scratch_pool);
+                      svn_fs_fs__pack_order_mode_t mode,
+                      apr_pool_t *result_pool, apr_pool_t *scratch_pool);
 
 #endif

@@ -139,7 +139,8 @@ test_concatenate_keeps_input_order(void **state)
   apr_array_header_t *items = tiny_shard(), *order;
   int i;
 
-  svn_fs_fs__pack_order(&order, items, TRUE, pool, pool);
+  svn_fs_fs__pack_order(&order, items, svn_fs_fs__pack_order_concatenate,
+                        pool, pool);
   assert_permutation(order, items->nelts);
   for (i = 0; i < order->nelts; i++)
     assert_int_equal(APR_ARRAY_IDX(order, i, int), i);
@@ -150,7 +151,8 @@ test_changes_first_newest_first(void **state)
 {
   apr_array_header_t *items = tiny_shard(), *order;
 
-  svn_fs_fs__pack_order(&order, items, FALSE, pool, pool);
+  svn_fs_fs__pack_order(&order, items, svn_fs_fs__pack_order_grouped, pool,
+                        pool);
   assert_permutation(order, items->nelts);
   assert_int_equal(pos(order, items, 6, 1), 0);
   assert_int_equal(pos(order, items, 5, 1), 1);
@@ -162,7 +164,8 @@ test_metadata_grouped_by_path(void **state)
 {
   apr_array_header_t *items = tiny_shard(), *order;
 
-  svn_fs_fs__pack_order(&order, items, FALSE, pool, pool);
+  svn_fs_fs__pack_order(&order, items, svn_fs_fs__pack_order_grouped, pool,
+                        pool);
   /* "/" before "/trunk" before "/trunk/a" before "/trunk/b"; newest
      first within a path. */
   assert_true(pos(order, items, 6, 2) < pos(order, items, 5, 2));
@@ -184,7 +187,8 @@ test_file_texts_last_in_apply_order(void **state)
   apr_array_header_t *items = tiny_shard(), *order;
   int n = items->nelts;
 
-  svn_fs_fs__pack_order(&order, items, FALSE, pool, pool);
+  svn_fs_fs__pack_order(&order, items, svn_fs_fs__pack_order_grouped, pool,
+                        pool);
   /* The three texts of /trunk/a close the file, base first. */
   assert_int_equal(pos(order, items, 4, 3), n - 3);
   assert_int_equal(pos(order, items, 5, 3), n - 2);
@@ -208,7 +212,8 @@ test_damaged_references(void **state)
   add(items, 8, 1, SVN_FS_FS__ITEM_TYPE_CHANGES);
   add(items, 8, 1, SVN_FS_FS__ITEM_TYPE_CHANGES);
   add_node(items, 8, 2, "/", 8, 4, -1, 0);
-  svn_fs_fs__pack_order(&order, items, FALSE, pool, pool);
+  svn_fs_fs__pack_order(&order, items, svn_fs_fs__pack_order_grouped, pool,
+                        pool);
   assert_permutation(order, items->nelts);
 }
 
@@ -243,7 +248,8 @@ test_random_shards(void **state)
           it->base_rev = 9 + rand_r(&seed) % 6;
           it->base_item = 1 + rand_r(&seed) % 12;
         }
-      svn_fs_fs__pack_order(&order, items, FALSE, iterpool, iterpool);
+      svn_fs_fs__pack_order(&order, items, svn_fs_fs__pack_order_grouped,
+                            iterpool, iterpool);
       assert_permutation(order, items->nelts);
       svn_pool_destroy(iterpool);
     }

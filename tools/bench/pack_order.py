@@ -5,6 +5,8 @@ From one unpacked repository (made by stock) it makes three packed copies:
   stock    packed by the stock module
   fsfs7    packed by fsfs7 (item order of doc/format/pack.md §3)
   concat   packed by fsfs7 with FSFS7_PACK_ORDER=concatenate (unpacked order)
+  chgfirst packed by fsfs7 with FSFS7_PACK_ORDER=changes-first (changed-path
+           lists first, then the unpacked order)
 and times the packs (stock vs fsfs7), then reads each copy with each module
 (stock, fsfs7): `svnbench null-log -v`, `svnbench null-export` and
 `svnadmin dump -q`, cold (the copy's files evicted from the page cache
@@ -88,7 +90,9 @@ def main():
     print("%-8s %10s" % ("pack", "seconds"))
     for name, ours, extra in (("stock", False, None), ("fsfs7", True, None),
                               ("concat", True,
-                               {"FSFS7_PACK_ORDER": "concatenate"})):
+                               {"FSFS7_PACK_ORDER": "concatenate"}),
+                              ("chgfirst", True,
+                               {"FSFS7_PACK_ORDER": "changes-first"})):
         dst = os.path.join(a.work, name)
         shutil.rmtree(dst, ignore_errors=True)
         subprocess.run(["cp", "-a", a.repo, dst], check=True)
