@@ -147,6 +147,26 @@ test_concatenate_keeps_input_order(void **state)
 }
 
 static void
+test_changes_first_mode(void **state)
+{
+  apr_array_header_t *items = tiny_shard(), *order;
+  int i, k = 0, last = -1;
+
+  svn_fs_fs__pack_order(&order, items, svn_fs_fs__pack_order_changes_first,
+                        pool, pool);
+  assert_permutation(order, items->nelts);
+  assert_int_equal(pos(order, items, 6, 1), 0);
+  assert_int_equal(pos(order, items, 4, 1), 2);
+  /* After the three lists, the other items in input order. */
+  for (i = 3; i < order->nelts; i++, k++)
+    {
+      assert_true(APR_ARRAY_IDX(order, i, int) > last);
+      last = APR_ARRAY_IDX(order, i, int);
+    }
+  assert_int_equal(k, items->nelts - 3);
+}
+
+static void
 test_changes_first_newest_first(void **state)
 {
   apr_array_header_t *items = tiny_shard(), *order;
@@ -260,6 +280,7 @@ main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_concatenate_keeps_input_order),
+    cmocka_unit_test(test_changes_first_mode),
     cmocka_unit_test(test_changes_first_newest_first),
     cmocka_unit_test(test_metadata_grouped_by_path),
     cmocka_unit_test(test_file_texts_last_in_apply_order),
