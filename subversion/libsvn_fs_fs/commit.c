@@ -37,6 +37,7 @@
 #include "private/svn_subr_private.h"
 
 #include "commit.h"
+#include "pack.h"
 #include "deltify.h"
 #include "rep_cache.h"
 #include "rep_write.h"
@@ -980,5 +981,9 @@ svn_fs_fs__commit_txn(const char **conflict_p, svn_revnum_t *new_rev,
   if (SVN_IS_VALID_REVNUM(*new_rev))
     txn->base_rev = *new_rev - 1;
   svn_pool_destroy(iterpool);
+  /* [debug] pack-after-commit: pack as soon as a shard is complete
+     (after the write lock is released; pack.md PACK-1). */
+  if (!err && SVN_FS_FS__DATA(txn->fs)->pack_after_commit)
+    err = svn_fs_fs__pack(txn->fs, NULL, NULL, NULL, NULL, pool);
   return svn_error_trace(err);
 }

@@ -734,7 +734,10 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
     scratch_pool, ffd->max_files_per_dir,
     sizeof(svn_fs_fs__revprop_manifest_entry_t));
   svn_stringbuf_t *manifest = svn_stringbuf_create_empty(scratch_pool);
-  apr_int64_t budget = ffd->revprop_pack_size * 9 / 10, used = 0;
+  /* The container header (first revision, count) is costed like two
+     more revisions' overhead; measured on stock packs of 1 kB. */
+  apr_int64_t budget = ffd->revprop_pack_size * 9 / 10;
+  apr_int64_t used = 2 * PACK_ENTRY_OVERHEAD;
 
   SVN_ERR(svn_io_remove_dir2(pack_dir, TRUE, cancel_func, cancel_baton,
                              scratch_pool));
@@ -755,7 +758,7 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
                                      scratch_pool));
           apr_array_clear(dumps);
           pack_start = rev;
-          used = 0;
+          used = 2 * PACK_ENTRY_OVERHEAD;
         }
       APR_ARRAY_PUSH(dumps, svn_stringbuf_t *) = dump;
       used += dump->len + PACK_ENTRY_OVERHEAD;
@@ -763,8 +766,11 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
       entry.counter = 0;
       APR_ARRAY_PUSH(entries, svn_fs_fs__revprop_manifest_entry_t) = entry;
     }
-  SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
-                             ffd->compress_packed_revprops, scratch_pool));
+  /* Shard 0 of a repository with one revision per shard holds only r0,
+     which is never packed: an empty manifest and no pack file, as stock. */
+  if (dumps->nelts > 0)
+    SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
+                               ffd->compress_packed_revprops, scratch_pool));
   svn_fs_fs__revprop_manifest_unparse(manifest, entries);
   return svn_error_trace(svn_io_file_create_bytes(
            svn_dirent_join(pack_dir, "manifest", scratch_pool),
