@@ -66,6 +66,8 @@ typedef struct spare_files_t
   char *dir;                    /* key: the <txn>.txn directory (malloc) */
   char **names;                 /* basenames (malloc), NAMES[0..COUNT) */
   int count;
+  int room;                     /* allocated length of NAMES */
+  int next_index;               /* no "spare.<n>" with n >= this exists */
 } spare_files_t;
 
 /* The spare directories of one "transactions" directory. */
@@ -75,6 +77,11 @@ typedef struct spare_dirs_t
   char *dirs[MAX_SPARE_DIRS];   /* absolute paths (malloc) */
   int count;
 } spare_dirs_t;
+
+static svn_error_t *
+list_files(spare_files_t **files, const char *txn_dir, apr_pool_t *pool);
+static svn_error_t *
+push_files(spare_files_t *f);
 
 static svn_atomic_t spare_once = 0;
 static apr_pool_t *spare_pool = NULL;
@@ -294,6 +301,15 @@ svn_fs_fs__txn_spare_keep(svn_boolean_t *kept, const char *txn_dir,
                                 spare_dir));
   if (!*kept)
     SVN_ERR(svn_io_remove_dir2(spare_dir, TRUE, NULL, NULL, scratch_pool));
+  else
+    {
+      /* Its spares serve txn-current before a transaction takes it. */
+      spare_files_t *files;
+
+      SVN_ERR(list_files(&files, spare_dir, scratch_pool));
+      if (files)
+        SVN_MUTEX__WITH_LOCK(spare_mutex, push_files(files));
+    }
   *kept = TRUE;
   return SVN_NO_ERROR;
 }
@@ -338,7 +354,8 @@ list_files(spare_files_t **files, const char *txn_dir, apr_pool_t *pool)
     return SVN_NO_ERROR;
   SVN_ERR(svn_io_get_dirents3(&dirents, txn_dir, TRUE, pool, pool));
   f->dir = strdup(txn_dir);
-  f->names = calloc(apr_hash_count(dirents) + 1, sizeof(char *));
+  f->room = (int)apr_hash_count(dirents) + 8;
+  f->names = calloc(f->room, sizeof(char *));
   if (!f->dir || !f->names)
     {
       free_files(f);
@@ -354,9 +371,38 @@ list_files(spare_files_t **files, const char *txn_dir, apr_pool_t *pool)
         SVN_ERR(remove_entry(svn_dirent_join(txn_dir, name, pool), de->kind,
                              pool));
       else if ((f->names[f->count] = strdup(name)) != NULL)
-        f->count++;
+        {
+          int n = atoi(name + 6);
+
+          f->count++;
+          if (n >= f->next_index)
+            f->next_index = n + 1;
+        }
     }
   *files = f;
+  return SVN_NO_ERROR;
+}
+
+/* The spare files registered under directory FROM now live in TO. */
+static svn_error_t *
+rekey_files(svn_boolean_t *moved, const char *from, const char *to)
+{
+  spare_files_t *f = apr_hash_get(files_by_dir, from, APR_HASH_KEY_STRING);
+  char *key = f ? strdup(to) : NULL;
+
+  *moved = FALSE;
+  if (!f)
+    return SVN_NO_ERROR;
+  apr_hash_set(files_by_dir, f->dir, APR_HASH_KEY_STRING, NULL);
+  if (!key)
+    {
+      free_files(f);
+      return SVN_NO_ERROR;
+    }
+  free(f->dir);
+  f->dir = key;
+  SVN_ERR(push_files(f));
+  *moved = TRUE;
   return SVN_NO_ERROR;
 }
 
@@ -377,10 +423,17 @@ svn_fs_fs__txn_spare_make_dir(const char *txn_dir, apr_pool_t *scratch_pool)
       /* Fails when another process took (or removed) it first. */
       if (rename_noreplace(spare_dir, txn_dir))
         {
+          svn_boolean_t moved;
+
+          SVN_MUTEX__WITH_LOCK(spare_mutex,
+                               rekey_files(&moved, spare_dir, txn_dir));
           free(spare_dir);
-          SVN_ERR(list_files(&files, txn_dir, scratch_pool));
-          if (files)
-            SVN_MUTEX__WITH_LOCK(spare_mutex, push_files(files));
+          if (!moved)
+            {
+              SVN_ERR(list_files(&files, txn_dir, scratch_pool));
+              if (files)
+                SVN_MUTEX__WITH_LOCK(spare_mutex, push_files(files));
+            }
           return SVN_NO_ERROR;
         }
       if (errno == EEXIST)
@@ -410,11 +463,26 @@ push_file(const char *dir, char *name)
 {
   spare_files_t *f = apr_hash_get(files_by_dir, dir, APR_HASH_KEY_STRING);
 
-  /* The array has room: NAME came out of it. */
-  if (f)
+  if (f && f->count < f->room)
     f->names[f->count++] = name;
   else
     free(name);
+  return SVN_NO_ERROR;
+}
+
+/* A fresh spare name of DIR into *NAME (malloc), or NULL. */
+static svn_error_t *
+new_name(char **name, const char *dir)
+{
+  spare_files_t *f = apr_hash_get(files_by_dir, dir, APR_HASH_KEY_STRING);
+  char buf[32];
+
+  *name = NULL;
+  if (f && f->count < f->room)
+    {
+      snprintf(buf, sizeof(buf), "spare.%d", f->next_index++);
+      *name = strdup(buf);
+    }
   return SVN_NO_ERROR;
 }
 
@@ -445,8 +513,127 @@ svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
           SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(txn_dir, name));
           return SVN_NO_ERROR;
         }
-      /* The spare is gone (transaction aborted elsewhere) or renameat2
-         is not supported: try the next one, then create as usual. */
+      if (access(svn_dirent_join(txn_dir, name, scratch_pool), F_OK) == 0)
+        {
+          /* The target's directory is missing or renameat2 is not
+             supported: keep the spare, create as usual. */
+          SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(txn_dir, name));
+          return SVN_NO_ERROR;
+        }
+      /* The spare is gone (the transaction was aborted elsewhere). */
       free(name);
     }
+}
+
+/* Flush directory DIR to disk. */
+static svn_error_t *
+sync_dir(const char *dir, apr_pool_t *pool)
+{
+  int fd = open(dir, O_RDONLY);
+
+  if (fd < 0 || fsync(fd) != 0)
+    {
+      apr_status_t status = apr_get_os_error();
+
+      if (fd >= 0)
+        close(fd);
+      return svn_error_wrap_apr(status, "Can't flush directory '%s'",
+                                svn_dirent_local_style(dir, pool));
+    }
+  close(fd);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
+                                  apr_size_t len,
+                                  const char *copy_perms_path,
+                                  svn_boolean_t flush, const char *spare_dir,
+                                  apr_pool_t *scratch_pool)
+{
+  char *name = NULL, *old_name = NULL;
+  const char *tmp;
+  apr_file_t *file;
+  svn_error_t *err;
+
+  if (spare_pool && spare_dir)
+    SVN_MUTEX__WITH_LOCK(spare_mutex, pop_file(&name, spare_dir));
+  if (!name)
+    return svn_error_trace(svn_io_write_atomic2(path, data, len,
+                                                copy_perms_path, flush,
+                                                scratch_pool));
+  tmp = svn_dirent_join(spare_dir, name, scratch_pool);
+  free(name);
+  /* The same steps as svn_io_write_atomic2 (temp file, flush, perms,
+     rename, flush the directory), with a spare as the temp file. */
+  err = svn_io_file_open(&file, tmp, APR_WRITE, APR_OS_DEFAULT,
+                         scratch_pool);
+  if (err)
+    {
+      /* Gone: its directory was taken by a transaction meanwhile. */
+      svn_error_clear(err);
+      return svn_error_trace(svn_io_write_atomic2(path, data, len,
+                                                  copy_perms_path, flush,
+                                                  scratch_pool));
+    }
+  SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));
+  SVN_ERR(svn_io_file_trunc(file, len, scratch_pool));
+  if (flush)
+    SVN_ERR(svn_io_file_flush_to_disk(file, scratch_pool));
+  SVN_ERR(svn_io_file_close(file, scratch_pool));
+  if (copy_perms_path)
+    SVN_ERR(svn_io_copy_perms(copy_perms_path, tmp, scratch_pool));
+  /* The file being replaced stays as a spare instead of being freed. */
+  SVN_MUTEX__WITH_LOCK(spare_mutex, new_name(&old_name, spare_dir));
+  if (old_name
+      && link(path, svn_dirent_join(spare_dir, old_name, scratch_pool)) != 0)
+    {
+      free(old_name);
+      old_name = NULL;
+    }
+  if (rename(tmp, path) != 0)
+    {
+      apr_status_t status = apr_get_os_error();
+
+      if (old_name)
+        SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(spare_dir, old_name));
+      return svn_error_wrap_apr(status, "Can't move '%s' to '%s'",
+                                svn_dirent_local_style(tmp, scratch_pool),
+                                svn_dirent_local_style(path, scratch_pool));
+    }
+  if (old_name)
+    SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(spare_dir, old_name));
+  if (flush)
+    SVN_ERR(sync_dir(svn_dirent_dirname(path, scratch_pool), scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* Path of a spare directory of PARENT into *DIR (POOL), or NULL. */
+static svn_error_t *
+peek_dir(const char **dir, const char *parent, apr_pool_t *pool)
+{
+  spare_dirs_t *d = apr_hash_get(dirs_by_parent, parent,
+                                 APR_HASH_KEY_STRING);
+
+  *dir = (d && d->count) ? apr_pstrdup(pool, d->dirs[d->count - 1]) : NULL;
+  return SVN_NO_ERROR;
+}
+
+const char *
+svn_fs_fs__txn_spare_any_dir(const char *parent, apr_pool_t *pool)
+{
+  const char *dir = NULL;
+  svn_error_t *err;
+
+  if (!spare_pool)
+    return NULL;
+  err = svn_mutex__lock(spare_mutex);
+  if (err)
+    {
+      svn_error_clear(err);
+      return NULL;
+    }
+  svn_error_clear(svn_mutex__unlock(spare_mutex,
+                                    peek_dir(&dir, parent, pool)));
+  return dir;
 }

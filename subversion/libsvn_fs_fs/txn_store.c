@@ -300,9 +300,13 @@ bump_txn_current(apr_uint64_t *seq, svn_fs_t *fs, apr_pool_t *pool)
     return svn_fs_fs__corrupt("TXN-2", path, "txn-current overflows");
   len = svn__ui64tobase36(buf, *seq + 1);
   buf[len++] = '\n';
-  /* Flushed: a sequence number must never be handed out twice. */
-  return svn_error_trace(svn_fs_fs__txn_file_write(path, buf, len, TRUE,
-                                                   pool));
+  /* Flushed: a sequence number must never be handed out twice.  The
+     temp file is a spare when there is one (txn_spare.c). */
+  return svn_error_trace(svn_fs_fs__txn_spare_write_atomic(
+           path, buf, len, NULL, TRUE,
+           svn_fs_fs__txn_spare_any_dir(
+             svn_fs_fs__path_db(fs, "transactions", pool), pool),
+           pool));
 }
 
 /* Take the next transaction sequence number of FS. */

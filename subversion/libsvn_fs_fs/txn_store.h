@@ -436,6 +436,23 @@ svn_error_t *
 svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
                           const char *path, apr_pool_t *scratch_pool);
 
+/* Replace PATH atomically and, with FLUSH, durably by LEN bytes at DATA
+   like svn_io_write_atomic2 (same steps and flushes), but with a spare
+   file of SPARE_DIR as the temporary file and the replaced file kept as
+   a spare of SPARE_DIR.  Without a spare (or SPARE_DIR NULL): exactly
+   svn_io_write_atomic2. */
+svn_error_t *
+svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
+                                  apr_size_t len,
+                                  const char *copy_perms_path,
+                                  svn_boolean_t flush, const char *spare_dir,
+                                  apr_pool_t *scratch_pool);
+
+/* A spare directory kept for the transactions directory PARENT (path in
+   POOL), or NULL. */
+const char *
+svn_fs_fs__txn_spare_any_dir(const char *parent, apr_pool_t *pool);
+
 /* PATH, a file of a transaction that is about to be created and then
    appended to: if a spare can take its place, it does, emptied. */
 svn_error_t *
