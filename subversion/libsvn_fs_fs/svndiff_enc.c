@@ -44,6 +44,9 @@ struct svn_fs_fs__svndiff_encoder_t
   int zlib_level;
   svn_fs_fs__delta_matcher_t *matcher;
 
+  /* One literal run: the instructions of a window without a source. */
+  apr_array_header_t *literal;
+
   /* Raw sections of the current window, and their stored forms (version
      1 and 2 only).  Reused from window to window. */
   svn_stringbuf_t *ins;
@@ -89,6 +92,9 @@ svn_fs_fs__svndiff_encoder_create(svn_fs_fs__svndiff_encoder_t **encoder,
   else
     e->matcher = svn_fs_fs__delta_matcher_create(MIN_SOURCE_RAW,
                                                  MIN_TARGET_RAW, result_pool);
+  e->literal = apr_array_make(result_pool, 1, sizeof(svn_fs_fs__delta_op_t));
+  APR_ARRAY_PUSH(e->literal, svn_fs_fs__delta_op_t).action
+    = svn_fs_fs__delta_new;
   e->ins = svn_stringbuf_create_ensure(256, result_pool);
   e->new_data = svn_stringbuf_create_ensure(256, result_pool);
   e->stored_ins = svn_stringbuf_create_ensure(256, result_pool);
@@ -217,8 +223,28 @@ svn_fs_fs__svndiff_encode_window(svn_stringbuf_t *out,
   const svn_stringbuf_t *ins = encoder->ins, *new_data = encoder->new_data;
 
   SVN_ERR_ASSERT(sview_offset >= 0);
-  svn_fs_fs__delta_match(&ops, encoder->matcher, source, source_len,
-                         target, target_len);
+  if (source_len == 0 && target_len > 0 && encoder->version == 1
+      && encoder->zlib_level > 0)
+    {
+      /* No source view, zlib'd new data: the whole window is one literal
+         run, no copies from earlier target bytes.  Stock writes such
+         windows that way (every one of the 303 source-less windows of
+         the synthetic history); the long repeats our matcher found there
+         made our repositories 11 % smaller than stock's, a size
+         difference the compatibility goal does not want, and zlib still
+         catches repeats within its 32 kB window.  It also skips the
+         matcher for every new file.  (Raw svndiff 0 and LZ4 keep the
+         target copies: nothing else would find those repeats.) */
+      svn_fs_fs__delta_op_t *op = &APR_ARRAY_IDX(encoder->literal, 0,
+                                                 svn_fs_fs__delta_op_t);
+
+      op->offset = 0;
+      op->length = target_len;
+      ops = encoder->literal;
+    }
+  else
+    svn_fs_fs__delta_match(&ops, encoder->matcher, source, source_len,
+                           target, target_len);
   spell_ops(encoder, ops, target);
   if (encoder->version > 0)
     {

@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include <apr_strings.h>
 #include <apr_hash.h>
@@ -101,25 +102,47 @@ free_files(spare_files_t *f)
   free(f);
 }
 
+/* Remove spare directory DIR and the files in it, best effort.  Plain
+   libc: this runs while APR tears its pools down. */
+static void
+remove_spare_dir(const char *dir)
+{
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  struct dirent *e;
+
+  if (!d)
+    {
+      if (fd >= 0)
+        close(fd);
+      return;
+    }
+  while ((e = readdir(d)) != NULL)
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+      unlinkat(fd, e->d_name, 0);
+  closedir(d);
+  rmdir(dir);
+}
+
 /* Process exit (or the end of the last user of the library): remove the
    spare directories still held, so a repository keeps nothing extra. */
 static apr_status_t
 remove_spare_dirs(void *unused)
 {
-  apr_pool_t *pool = svn_pool_create(NULL);
   apr_hash_index_t *hi;
 
-  for (hi = apr_hash_first(pool, dirs_by_parent); hi; hi = apr_hash_next(hi))
+  for (hi = apr_hash_first(NULL, dirs_by_parent); hi; hi = apr_hash_next(hi))
     {
       spare_dirs_t *d = apr_hash_this_val(hi);
       int i;
 
       for (i = 0; i < d->count; i++)
-        svn_error_clear(svn_io_remove_dir2(d->dirs[i], TRUE, NULL, NULL,
-                                           pool));
+        {
+          remove_spare_dir(d->dirs[i]);
+          free(d->dirs[i]);
+        }
       d->count = 0;
     }
-  svn_pool_destroy(pool);
   spare_pool = NULL;
   files_by_dir = NULL;
   dirs_by_parent = NULL;
