@@ -20,7 +20,9 @@
  * continued by another process (or the stock module) at any time.
  */
 #include <string.h>
+#include <unistd.h>
 
+#include <apr_portable.h>
 #include <apr_strings.h>
 #include "svn_pools.h"
 #include "svn_dirent_uri.h"
@@ -39,6 +41,21 @@
 
 /* ------------------------------------------------------------------ */
 /* Small file helpers                                                  */
+
+/* Cut FILE (PATH) to LEN bytes.  ftruncate on the descriptor: apr's
+   truncate also seeks, one more system call per transaction file write,
+   and these files are written without a seek. */
+static svn_error_t *
+cut(apr_file_t *file, apr_off_t len, const char *path, apr_pool_t *pool)
+{
+  apr_os_file_t fd;
+
+  SVN_ERR(svn_io_file_flush(file, pool));
+  if (apr_os_file_get(&fd, file) == APR_SUCCESS && ftruncate(fd, len) == 0)
+    return SVN_NO_ERROR;
+  return svn_error_wrap_apr(apr_get_os_error(), "Can't truncate '%s'",
+                            svn_dirent_local_style(path, pool));
+}
 
 /* Replace the contents of transaction file PATH by LEN bytes at DATA in
    place: a spare file takes PATH's place if it is missing, the bytes go
@@ -59,7 +76,7 @@ write_over(const char *path, const char *data, apr_size_t len,
   SVN_ERR(svn_io_file_open(&file, path, APR_WRITE | APR_CREATE,
                            APR_OS_DEFAULT, scratch_pool));
   SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));
-  SVN_ERR(svn_io_file_trunc(file, len, scratch_pool));
+  SVN_ERR(cut(file, len, path, scratch_pool));
   return svn_error_trace(svn_io_file_close(file, scratch_pool));
 }
 
@@ -78,7 +95,7 @@ svn_fs_fs__txn_file_prepare(const char *path, apr_pool_t *scratch_pool)
      closing it then has no delayed blocks to force out. */
   SVN_ERR(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT,
                            scratch_pool));
-  SVN_ERR(svn_io_file_trunc(file, 0, scratch_pool));
+  SVN_ERR(cut(file, 0, path, scratch_pool));
   return svn_error_trace(svn_io_file_close(file, scratch_pool));
 }
 
@@ -360,7 +377,7 @@ create_empty(const char *dir, const char *path, apr_pool_t *pool)
   if (!took)
     return svn_error_trace(svn_io_file_create_empty(path, pool));
   SVN_ERR(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT, pool));
-  SVN_ERR(svn_io_file_trunc(file, 0, pool));
+  SVN_ERR(cut(file, 0, path, pool));
   return svn_error_trace(svn_io_file_close(file, pool));
 }
 
