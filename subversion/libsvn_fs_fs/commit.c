@@ -679,8 +679,9 @@ open_new_file(apr_file_t **file, const char *path, commit_ctx_t *ctx,
 }
 
 /* COMMIT-5: write the revprops file.  Revision N is invisible until
-   COMMIT-6, so the file is written in place (no temp file, no rename),
-   fsynced, made read-only, and its directory fsynced. */
+   COMMIT-6, so the file is written in place (no temp file; a spare file
+   of the transaction may take the name first, TXN-14), fsynced, made
+   read-only, and its directory fsynced. */
 static svn_error_t *
 write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
@@ -689,7 +690,6 @@ write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   svn_stringbuf_t *dump = svn_stringbuf_create_empty(scratch_pool);
   const char *path = svn_fs_fs__path_revprops(ctx->fs, ctx->new_rev,
                                               scratch_pool);
-
   svn_boolean_t took;
 
   SVN_ERR(final_revprops(&props, ctx, scratch_pool, scratch_pool));

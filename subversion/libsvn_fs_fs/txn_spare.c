@@ -1,4 +1,4 @@
-/* txn_spare.c --- recycling the inodes of finished transactions
+/* txn_spare.c --- recycling the inodes of finished transactions (TXN-14)
  * (txn_store.h "Spare files").
  *
  * Why: on ext4 without a journal (the benchmark machine), creating a file
