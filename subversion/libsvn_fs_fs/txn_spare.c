@@ -69,6 +69,13 @@ typedef struct spare_files_t
   int count;
   int room;                     /* allocated length of NAMES */
   int next_index;               /* no "spare.<n>" with n >= this exists */
+
+  /* Hashes of paths known to exist (a spare went there, or renaming one
+     there found the path taken), so that rewriting a file does not try
+     a spare first: a set of KNOWN_ROOM slots (0 empty), a hint only. */
+  apr_uint32_t *known;
+  int known_room;
+  int known_count;
 } spare_files_t;
 
 /* The spare directories of one "transactions" directory. */
@@ -98,8 +105,57 @@ free_files(spare_files_t *f)
   for (i = 0; i < f->count; i++)
     free(f->names[i]);
   free(f->names);
+  free(f->known);
   free(f->dir);
   free(f);
+}
+
+/* FNV-1a of PATH, never 0. */
+static apr_uint32_t
+path_hash(const char *path)
+{
+  apr_uint32_t h = 2166136261u;
+
+  for (; *path; path++)
+    h = (h ^ (unsigned char)*path) * 16777619u;
+  return h ? h : 1;
+}
+
+/* Slot of H in F's known set: where it is, or the empty one to put it. */
+static apr_uint32_t *
+known_slot(spare_files_t *f, apr_uint32_t h)
+{
+  int i = (int)(h & (apr_uint32_t)(f->known_room - 1));
+
+  while (f->known[i] && f->known[i] != h)
+    i = (i + 1) & (f->known_room - 1);
+  return &f->known[i];
+}
+
+/* Remember H as an existing path of F (best effort). */
+static void
+known_add(spare_files_t *f, apr_uint32_t h)
+{
+  if (2 * (f->known_count + 1) > f->known_room)
+    {
+      int room = f->known_room ? 2 * f->known_room : 64, old = f->known_room;
+      apr_uint32_t *slots = calloc(room, sizeof(*slots)), *prev = f->known;
+      int i;
+
+      if (!slots)
+        return;
+      f->known = slots;
+      f->known_room = room;
+      for (i = 0; i < old; i++)
+        if (prev[i])
+          *known_slot(f, prev[i]) = prev[i];
+      free(prev);
+    }
+  if (!*known_slot(f, h))
+    {
+      *known_slot(f, h) = h;
+      f->known_count++;
+    }
 }
 
 /* Remove spare directory DIR and the files in it, best effort.  Plain
@@ -480,6 +536,30 @@ pop_file(char **name, const char *dir)
   return SVN_NO_ERROR;
 }
 
+/* pop_file for a spare meant to become the file whose path hashes to H:
+   none when that path is known to exist already. */
+static svn_error_t *
+pop_file_for(char **name, const char *dir, apr_uint32_t h)
+{
+  spare_files_t *f = apr_hash_get(files_by_dir, dir, APR_HASH_KEY_STRING);
+
+  *name = NULL;
+  if (f && f->count && !(f->known_room && *known_slot(f, h)))
+    *name = f->names[--f->count];
+  return SVN_NO_ERROR;
+}
+
+/* Note that the path hashing to H exists (see spare_files_t). */
+static svn_error_t *
+mark_known(const char *dir, apr_uint32_t h)
+{
+  spare_files_t *f = apr_hash_get(files_by_dir, dir, APR_HASH_KEY_STRING);
+
+  if (f)
+    known_add(f, h);
+  return SVN_NO_ERROR;
+}
+
 /* Give spare NAME back to DIR (the target existed). */
 static svn_error_t *
 push_file(const char *dir, char *name)
@@ -514,13 +594,14 @@ svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
                           const char *path, apr_pool_t *scratch_pool)
 {
   char *name;
+  apr_uint32_t h = path_hash(path);
 
   *took = FALSE;
   if (!spare_pool)
     return SVN_NO_ERROR;
   for (;;)
     {
-      SVN_MUTEX__WITH_LOCK(spare_mutex, pop_file(&name, txn_dir));
+      SVN_MUTEX__WITH_LOCK(spare_mutex, pop_file_for(&name, txn_dir, h));
       if (!name)
         return SVN_NO_ERROR;
       if (rename_noreplace(svn_dirent_join(txn_dir, name, scratch_pool),
@@ -528,12 +609,14 @@ svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
         {
           free(name);
           *took = TRUE;
+          SVN_MUTEX__WITH_LOCK(spare_mutex, mark_known(txn_dir, h));
           return SVN_NO_ERROR;
         }
       if (errno == EEXIST)
         {
           /* PATH is there already: the caller rewrites it. */
           SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(txn_dir, name));
+          SVN_MUTEX__WITH_LOCK(spare_mutex, mark_known(txn_dir, h));
           return SVN_NO_ERROR;
         }
       if (access(svn_dirent_join(txn_dir, name, scratch_pool), F_OK) == 0)
