@@ -5,7 +5,8 @@ commits, so its delta chains are long and its fulltexts big, beside a
 few thousand small files that change now and then.
 
     gen_longchain.py [--revs 3000] [--files 3000] [--big-kb 800]
-                     [--edit-ratio 0.7] [--seed 1] > long.dump
+                     [--edit-ratio 0.7] [--small-lines 60]
+                     [--small-edits 3] [--seed 1] > long.dump
     svnadmin create --compatible-version=1.9 REPO
     gen_longchain.py | svnadmin load -q REPO
 
@@ -95,6 +96,10 @@ def main():
     ap.add_argument("--files", type=int, default=3000)
     ap.add_argument("--big-kb", type=int, default=800)
     ap.add_argument("--edit-ratio", type=float, default=0.7)
+    ap.add_argument("--small-lines", type=int, default=60,
+                    help="small files get 5..N lines")
+    ap.add_argument("--small-edits", type=int, default=3,
+                    help="each revision edits 0..N small files")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -118,7 +123,8 @@ def main():
     ndirs = max(1, args.files // 50)
     for n in range(args.files):
         path = "trunk/mod%d/f%d.txt" % (n % ndirs, n)
-        small[path] = [line(rng) for _ in range(rng.randint(5, 60))]
+        small[path] = [line(rng) for _ in
+                       range(rng.randint(5, args.small_lines))]
 
     d.revision(1, "gen", date(1), "initial import")
     d.node("trunk", "dir", "add")
@@ -135,7 +141,7 @@ def main():
         if rng.random() < args.edit_ratio:
             edit(rng, big, rng.randint(1, 8))
             d.node("trunk/big.txt", "file", "change", text_of(big))
-        for path in rng.sample(paths, rng.randint(0, 3)):
+        for path in rng.sample(paths, rng.randint(0, args.small_edits)):
             edit(rng, small[path], rng.randint(1, 3))
             d.node(path, "file", "change", text_of(small[path]))
 
