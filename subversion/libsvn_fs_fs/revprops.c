@@ -732,7 +732,10 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
                         scratch_pool));
   SVN_ERR(svn_fs_fs__hashdump_parse(proplist, NULL, dump->data, dump->len,
                                     where, result_pool));
-  if (ffd->revprop_cache)
+  /* Nor the revision itself after a REFRESH read, for the same reason:
+     'svn list -v' wrote one never-read entry per listed path, which
+     touched every page of the membuffer (peak RSS) and cost a copy. */
+  if (ffd->revprop_cache && !refresh)
     SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, dump, scratch_pool));
   return SVN_NO_ERROR;
 }
