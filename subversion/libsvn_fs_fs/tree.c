@@ -478,12 +478,7 @@ texts_equal(svn_boolean_t *equal, svn_fs_t *fs, const svn_fs_fs__rep_t *a,
 
   if (!a || !b || svn_fs_fs__rep_same(a, b))
     {
-      /* Loose callers see a rep that a later node-rev shares (another
-         uniquifier) as a change, like stock: 'svnadmin dump' of a text
-         change that restored the predecessor's text wrote the text with
-         stock and dropped it with us. */
-      *equal = (a == NULL) == (b == NULL)
-               && (strict || same_rep_instance(a, b));
+      *equal = (a == NULL) == (b == NULL);
       return SVN_NO_ERROR;
     }
   if (a->expanded_size != b->expanded_size
