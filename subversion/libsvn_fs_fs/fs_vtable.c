@@ -223,9 +223,12 @@ fs_info_format(int *fs_format, svn_version_t **supports_version,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_version_t *v = apr_pcalloc(result_pool, sizeof(*v));
 
-  /* FORMAT-2: format 6 arrived with 1.8, 7 with 1.9, 8 with 1.10. */
+  /* FORMAT-2, OLD-0: the release that introduced each format (format 5
+     only ever existed in 1.7 development builds). */
+  static const int minors[] = { 0, 1, 4, 5, 6, 7, 8, 9, 10 };
+
   v->major = 1;
-  v->minor = ffd->format == 6 ? 8 : ffd->format == 7 ? 9 : 10;
+  v->minor = minors[ffd->format];
   v->patch = 0;
   v->tag = "";
   *fs_format = ffd->format;

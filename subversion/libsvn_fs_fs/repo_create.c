@@ -101,16 +101,13 @@ choose_format(svn_fs_fs__format_t *format, apr_hash_t *config,
   const char *shard_size = NULL, *log_addressing = NULL;
 
   SVN_ERR(svn_fs__compatible_version(&compat, config, scratch_pool));
-  if (compat->major == 1 && compat->minor < 8)
-    return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
-                             "fsfs7 cannot create repositories compatible "
-                             "with Subversion %d.%d: that needs FSFS format "
-                             "%s, and only formats %d to %d are supported",
-                             compat->major, compat->minor,
-                             compat->minor >= 6 ? "4" : "3 or older",
-                             SVN_FS_FS__MIN_FORMAT, SVN_FS_FS__MAX_FORMAT);
-  format->format = compat->major > 1 || compat->minor >= 10 ? 8
-                 : compat->minor == 9 ? 7 : 6;
+  /* FORMAT-6, OLD-0: the newest format the named release understands. */
+  if (compat->major > 1 || compat->minor >= 10)
+    format->format = 8;
+  else
+    format->format = compat->minor == 9 ? 7 : compat->minor == 8 ? 6
+                   : compat->minor >= 6 ? 4 : compat->minor == 5 ? 3
+                   : compat->minor == 4 ? 2 : 1;
   if (config)
     {
       shard_size = svn_hash_gets(config, SVN_FS_CONFIG_FSFS_SHARD_SIZE);
@@ -121,6 +118,8 @@ choose_format(svn_fs_fs__format_t *format, apr_hash_t *config,
                                          : DEFAULT_SHARD_SIZE;
   if (format->max_files_per_dir < 0)
     format->max_files_per_dir = DEFAULT_SHARD_SIZE;
+  if (format->format < SVN_FS_FS__MIN_LAYOUT_FORMAT)
+    format->max_files_per_dir = 0;      /* OLD-1: always linear */
   format->use_log_addressing
     = format->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT
       && config_true(log_addressing);
@@ -158,9 +157,11 @@ make_tree(const char *db, const svn_fs_fs__format_t *format,
     "revs", "revprops", "transactions", "txn-protorevs", NULL
   };
   int i;
+  /* OLD-4: formats 1 and 2 keep proto-revisions inside the txn dir. */
+  int ndirs = format->format < SVN_FS_FS__MIN_TXN_CURRENT_FORMAT ? 3 : 4;
 
   SVN_ERR(svn_io_make_dir_recursively(db, pool));
-  for (i = 0; dirs[i]; i++)
+  for (i = 0; i < ndirs; i++)
     SVN_ERR(svn_io_dir_make(svn_dirent_join(db, dirs[i], pool),
                             APR_OS_DEFAULT, pool));
   if (format->max_files_per_dir)
@@ -219,14 +220,23 @@ svn_fs_fs__create_repo(svn_fs_t *fs, const char *path,
   SVN_ERR(choose_format(&format, fs->config, scratch_pool));
   SVN_ERR(make_tree(path, &format, scratch_pool));
   SVN_ERR(write_r0(path, &format, scratch_pool));
-  SVN_ERR(write_db_text(path, "current", "0\n", scratch_pool));
+  /* OLD-3: before format 3, db/current also holds the next node and copy
+     ids; r0 used node id 0 and copy id 0. */
+  SVN_ERR(write_db_text(path, "current",
+                        format.format < SVN_FS_FS__MIN_NEW_IDS_FORMAT
+                        ? "0 1 1\n" : "0\n", scratch_pool));
   SVN_ERR(write_uuid(path, &format, scratch_pool));
-  SVN_ERR(write_db_text(path, "min-unpacked-rev", "0\n", scratch_pool));
-  SVN_ERR(write_db_text(path, "txn-current", "0\n", scratch_pool));
-  SVN_ERR(write_db_text(path, "txn-current-lock", "", scratch_pool));
+  if (format.format >= SVN_FS_FS__MIN_PACKING_FORMAT)
+    SVN_ERR(write_db_text(path, "min-unpacked-rev", "0\n", scratch_pool));
+  if (format.format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
+    {
+      SVN_ERR(write_db_text(path, "txn-current", "0\n", scratch_pool));
+      SVN_ERR(write_db_text(path, "txn-current-lock", "", scratch_pool));
+    }
   SVN_ERR(write_db_text(path, "write-lock", "", scratch_pool));
-  SVN_ERR(write_db_text(path, SVN_FS_FS__CONFIG_FILE,
-                        svn_fs_fs__fsconf_template(), scratch_pool));
+  if (format.format >= SVN_FS_FS__MIN_CONFIG_FILE_FORMAT)
+    SVN_ERR(write_db_text(path, SVN_FS_FS__CONFIG_FILE,
+                          svn_fs_fs__fsconf_template(), scratch_pool));
   format_text = svn_fs_fs__format_unparse(&format, scratch_pool);
   SVN_ERR(write_db_file(path, "format", format_text, strlen(format_text),
                         TRUE, scratch_pool));
