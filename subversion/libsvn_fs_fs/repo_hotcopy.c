@@ -26,6 +26,7 @@
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
 #include "svn_pools.h"
+#include "private/svn_string_private.h"
 
 #include "corrupt.h"
 #include "format.h"
@@ -200,7 +201,8 @@ copy_small_files(hotcopy_t *h, apr_pool_t *pool)
     SVN_ERR(svn_io_copy_dir_recursively(src_of(h, "locks", pool), h->dst,
                                         "locks", TRUE, NULL, NULL, pool));
   SVN_ERR(ensure_dir(h, "transactions", pool));
-  SVN_ERR(ensure_dir(h, "txn-protorevs", pool));
+  if (ffd->format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)     /* OLD-4 */
+    SVN_ERR(ensure_dir(h, "txn-protorevs", pool));
   if (h->incremental)
     return SVN_NO_ERROR;
   /* A copy is a new incarnation: same uuid, new instance id (UUID-2). */
@@ -346,6 +348,22 @@ write_dst(hotcopy_t *h, const char *name, const char *text,
                                               pool));
 }
 
+/* db/current for revision YOUNGEST; formats 1 and 2 also carry the next
+   node and copy ids (OLD-3). */
+static const char *
+current_text(const svn_fs_fs__data_t *ffd, svn_revnum_t youngest,
+             apr_uint64_t next_node_id, apr_uint64_t next_copy_id,
+             apr_pool_t *pool)
+{
+  char node_buf[SVN_INT64_BUFFER_SIZE], copy_buf[SVN_INT64_BUFFER_SIZE];
+
+  if (ffd->format >= SVN_FS_FS__MIN_NEW_IDS_FORMAT)
+    return apr_psprintf(pool, "%ld\n", youngest);
+  svn__ui64tobase36(node_buf, next_node_id);
+  svn__ui64tobase36(copy_buf, next_copy_id);
+  return apr_psprintf(pool, "%ld %s %s\n", youngest, node_buf, copy_buf);
+}
+
 /* The copy proper; the source's pack lock is held (format 7+). */
 static svn_error_t *
 hotcopy_body(void *baton, apr_pool_t *pool)
@@ -355,8 +373,13 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   svn_fs_fs__format_t format;
   const char *text;
 
+  apr_uint64_t next_node_id, next_copy_id;
+
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(h->src, pool));
-  SVN_ERR(svn_fs_fs__youngest_rev(&h->youngest, h->src, pool));
+  /* One read gives the youngest revision and, formats 1 and 2, the id
+     counters that go with it (OLD-3). */
+  SVN_ERR(svn_fs_fs__read_current(&h->youngest, &next_node_id,
+                                  &next_copy_id, h->src, pool));
   SVN_ERR(ensure_dir(h, "revs", pool));
   SVN_ERR(ensure_dir(h, "revprops", pool));
   SVN_ERR(copy_small_files(h, pool));
@@ -365,12 +388,16 @@ hotcopy_body(void *baton, apr_pool_t *pool)
      would point past the copy's end (REPCACHE-1). */
   SVN_ERR(svn_fs_fs__rep_cache_prune(h->dst, h->youngest, pool));
   SVN_ERR(copy_packed_shards(h, pool));
-  SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
-                      pool, "%ld\n", ffd->min_unpacked_rev), pool));
-  SVN_ERR(drop_unpacked_shards(h, pool));
+  if (ffd->format >= SVN_FS_FS__MIN_PACKING_FORMAT)         /* OLD-8 */
+    {
+      SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
+                          pool, "%ld\n", ffd->min_unpacked_rev), pool));
+      SVN_ERR(drop_unpacked_shards(h, pool));
+    }
   SVN_ERR(copy_unpacked_revs(h, pool));
-  SVN_ERR(write_dst(h, "current", apr_psprintf(pool, "%ld\n", h->youngest),
-                    pool));
+  SVN_ERR(write_dst(h, "current",
+                    current_text(ffd, h->youngest, next_node_id,
+                                 next_copy_id, pool), pool));
   if (h->incremental)
     return SVN_NO_ERROR;
   format.format = ffd->format;
