@@ -253,6 +253,40 @@ typedef struct upgrade_baton_t
   void *notify_baton;
 } upgrade_baton_t;
 
+/* Create NAME in DB with TEXT unless it exists already. */
+static svn_error_t *
+create_if_missing(const char *db, const char *name, const char *text,
+                  apr_pool_t *pool)
+{
+  svn_node_kind_t kind;
+
+  SVN_ERR(svn_io_check_path(svn_dirent_join(db, name, pool), &kind, pool));
+  if (kind != svn_node_none)
+    return SVN_NO_ERROR;
+  return svn_error_trace(write_db_text(db, name, text, pool));
+}
+
+/* OLD-9: what a format FORMAT repository lacks to be a format 6+ one.
+   Revisions, ids and db/current stay as they are: newer formats read the
+   old forms. */
+static svn_error_t *
+add_missing_files(const char *db, int format, apr_pool_t *pool)
+{
+  if (format < SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
+    {
+      SVN_ERR(create_if_missing(db, "txn-current", "0\n", pool));
+      SVN_ERR(create_if_missing(db, "txn-current-lock", "", pool));
+      SVN_ERR(svn_io_make_dir_recursively(
+                svn_dirent_join(db, "txn-protorevs", pool), pool));
+    }
+  if (format < SVN_FS_FS__MIN_PACKING_FORMAT)
+    SVN_ERR(create_if_missing(db, "min-unpacked-rev", "0\n", pool));
+  if (format < SVN_FS_FS__MIN_CONFIG_FILE_FORMAT)
+    SVN_ERR(create_if_missing(db, SVN_FS_FS__CONFIG_FILE,
+                              svn_fs_fs__fsconf_template(), pool));
+  return SVN_NO_ERROR;
+}
+
 /* Under the write lock: write a new instance id (added for format 6,
    replaced for 7: caches keyed by the old id must not serve the upgraded
    repository), then switch db/format (last, so a crash leaves a valid
@@ -268,6 +302,7 @@ upgrade_locked(void *baton, apr_pool_t *pool)
 
   if (ffd->format >= SVN_FS_FS__MAX_FORMAT)
     return SVN_NO_ERROR;
+  SVN_ERR(add_missing_files(db, ffd->format, pool));
   {
     const char *instance_id = svn_uuid_generate(pool);
 
