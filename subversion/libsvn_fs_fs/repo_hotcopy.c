@@ -175,16 +175,29 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
                                     pool));
 }
 
+/* Create the empty file NAME in the copy unless it is there. */
+static svn_error_t *
+ensure_empty_file(hotcopy_t *h, const char *name, apr_pool_t *pool)
+{
+  svn_node_kind_t kind;
+  const char *path = dst_of(h, name, pool);
+
+  SVN_ERR(svn_io_check_path(path, &kind, pool));
+  if (kind == svn_node_none)
+    SVN_ERR(svn_io_file_create_empty(path, pool));
+  return SVN_NO_ERROR;
+}
+
 /* Everything but revisions, rep-cache, current, min-unpacked-rev and
    format.  locks/ is replaced as a whole; an earlier copy keeps its
    uuid file (and so its instance id). */
 static svn_error_t *
 copy_small_files(hotcopy_t *h, apr_pool_t *pool)
 {
-  static const char *const files[] = {
-    "fs-type", "fsfs.conf", "txn-current", "txn-current-lock",
-    "write-lock", NULL
-  };
+  /* Not fs-type: libsvn_fs writes it after us, and a read-only copy of a
+     read-only source's would stop it.  The lock files are made anew
+     (writable) rather than copied, as stock does. */
+  static const char *const files[] = { "fsfs.conf", "txn-current", NULL };
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(h->src);
   const char *text = apr_pstrcat(pool, h->src->uuid, "\n", SVN_VA_NULL);
   const char *locks = dst_of(h, "locks", pool);
@@ -195,6 +208,9 @@ copy_small_files(hotcopy_t *h, apr_pool_t *pool)
   for (i = 0; files[i]; i++)
     SVN_ERR(copy_newer(&copied, src_of(h, files[i], pool),
                        dst_of(h, files[i], pool), pool));
+  SVN_ERR(ensure_empty_file(h, "write-lock", pool));
+  if (ffd->format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)     /* OLD-4 */
+    SVN_ERR(ensure_empty_file(h, "txn-current-lock", pool));
   SVN_ERR(svn_io_remove_dir2(locks, TRUE, NULL, NULL, pool));
   SVN_ERR(svn_io_check_path(src_of(h, "locks", pool), &kind, pool));
   if (kind == svn_node_dir)
