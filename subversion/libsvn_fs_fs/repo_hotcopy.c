@@ -175,6 +175,18 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
                                     pool));
 }
 
+/* fs-type with default permissions: libsvn_fs rewrites it after us, which
+   a read-only copy (of a read-only source's) would stop. */
+static svn_error_t *
+copy_fs_type(hotcopy_t *h, apr_pool_t *pool)
+{
+  const char *dst = dst_of(h, "fs-type", pool);
+
+  SVN_ERR(svn_io_remove_file2(dst, TRUE, pool));
+  return svn_error_trace(svn_io_copy_file(src_of(h, "fs-type", pool), dst,
+                                          FALSE, pool));
+}
+
 /* Create the empty file NAME in the copy unless it is there. */
 static svn_error_t *
 ensure_empty_file(hotcopy_t *h, const char *name, apr_pool_t *pool)
@@ -194,9 +206,8 @@ ensure_empty_file(hotcopy_t *h, const char *name, apr_pool_t *pool)
 static svn_error_t *
 copy_small_files(hotcopy_t *h, apr_pool_t *pool)
 {
-  /* Not fs-type: libsvn_fs writes it after us, and a read-only copy of a
-     read-only source's would stop it.  The lock files are made anew
-     (writable) rather than copied, as stock does. */
+  /* The lock files are made anew (writable) rather than copied, as stock
+     does; see copy_fs_type for fs-type. */
   static const char *const files[] = { "fsfs.conf", "txn-current", NULL };
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(h->src);
   const char *text = apr_pstrcat(pool, h->src->uuid, "\n", SVN_VA_NULL);
@@ -208,6 +219,7 @@ copy_small_files(hotcopy_t *h, apr_pool_t *pool)
   for (i = 0; files[i]; i++)
     SVN_ERR(copy_newer(&copied, src_of(h, files[i], pool),
                        dst_of(h, files[i], pool), pool));
+  SVN_ERR(copy_fs_type(h, pool));
   SVN_ERR(ensure_empty_file(h, "write-lock", pool));
   if (ffd->format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)     /* OLD-4 */
     SVN_ERR(ensure_empty_file(h, "txn-current-lock", pool));
