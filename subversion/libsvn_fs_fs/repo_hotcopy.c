@@ -250,14 +250,19 @@ copy_packed_shard(hotcopy_t *h, svn_revnum_t start, apr_pool_t *pool)
   const char *revs = apr_pstrcat(pool, relative(
                        h, svn_fs_fs__path_rev_shard(src, start, pool)),
                        ".pack", SVN_VA_NULL);
+  /* OLD-8: format 4 packs revisions only; its revprops stay a plain
+     shard directory. */
+  svn_boolean_t plain_props = SVN_FS_FS__DATA(src)->format
+                              < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT;
   const char *props = relative(
-    h, svn_fs_fs__path_revprops_pack_shard(src, start, pool));
+    h, plain_props ? svn_fs_fs__path_revprops_shard(src, start, pool)
+                   : svn_fs_fs__path_revprops_pack_shard(src, start, pool));
 
   SVN_ERR(sync_dir(&copied, src_of(h, revs, pool), dst_of(h, revs, pool),
                    pool));
   SVN_ERR(sync_dir(&copied, src_of(h, props, pool), dst_of(h, props, pool),
                    pool));
-  if (start == 0)
+  if (start == 0 && !plain_props)
     {
       SVN_ERR(ensure_dir(h, "revprops/0", pool));
       SVN_ERR(copy_newer(&copied, src_of(h, "revprops/0/0", pool),
@@ -306,6 +311,8 @@ drop_unpacked_shards(hotcopy_t *h, apr_pool_t *pool)
                                                               pool));
       SVN_ERR(svn_io_remove_dir2(dst_of(h, rel, pool), TRUE, NULL, NULL,
                                  pool));
+      if (ffd->format < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT)
+        continue;                       /* OLD-8: revprops stay unpacked */
       if (start > 0)
         {
           rel = relative(h, svn_fs_fs__path_revprops_shard(h->src, start,
