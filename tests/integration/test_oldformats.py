@@ -13,7 +13,8 @@ stock one, and the results are compared:
   - recover with db/current lost (formats 1 and 2 must rebuild the id
     counters), hotcopy (full and --incremental, with progress lines) and
     upgrade to format 8 followed by more commits.
-Quick by design: 40 revisions of the generated history per format.
+Quick by design: 40 revisions of the generated history per format, and a
+format-4 repository packed by stock (revisions packed, revprops not).
 Tests are named test_old_<operation>.
 """
 
@@ -241,6 +242,36 @@ class OldFormats(unittest.TestCase):
             self.assertEqual(dump(T.stock, mine), dump(T.stock, ref),
                              "format %d upgraded: dumps differ" % fmt)
             self.assertEqual(read(db(mine, "current")), read(db(ref, "current")))
+
+    def test_old_packed_format4(self):
+        """Format 4 packs revisions but not their properties (OLD-8):
+        read, hotcopy and setlog on a stock-packed repository."""
+        ref = create(T.stock, "1.6", "packed4")
+        fmt = db(ref, "format")
+        text = read(fmt).replace(b"sharded 1000", b"sharded 4")
+        os.chmod(fmt, 0o644)
+        with open(fmt, "wb") as f:
+            f.write(text)
+        load(T.stock, ref, 0, 10)
+        T.stock_ok("svnadmin", "pack", "-q", ref)
+        self.assertTrue(os.path.exists(db(ref, "revprops", "1", "5")))
+        self.assertEqual(dump(T.ours, ref), dump(T.stock, ref), "dump via ours")
+        copies = {}
+        for side, runner in (("stock", T.stock), ("ours", T.ours)):
+            dst = S.path("packed4-hc-" + side)
+            shutil.rmtree(dst, ignore_errors=True)
+            copies[side] = (runner("svnadmin", "hotcopy", ref, dst), dst)
+        self.assertEqual(copies["ours"][0].stdout, copies["stock"][0].stdout)
+        same_files(self, copies["stock"][1], copies["ours"][1], "packed hotcopy")
+        self.assertEqual(sorted(os.listdir(db(copies["ours"][1], "revprops", "1"))),
+                         sorted(os.listdir(db(ref, "revprops", "1"))))
+        msg = S.path("packed4-log")
+        with open(msg, "wb") as f:
+            f.write(b"new log\n")
+        p = T.ours("svnadmin", "setlog", "--bypass-hooks", "-r", "5", ref, msg)
+        self.assertEqual(p.returncode, 0, T.describe(p))
+        p = T.stock("svnlook", "log", "-r", "5", ref)
+        self.assertEqual(p.stdout, b"new log\n\n")
 
     def test_old_mergeinfo_refused(self):
         """Formats 1 and 2 cannot answer mergeinfo queries (stock neither)."""
