@@ -241,10 +241,10 @@ fs_info_config_files(apr_array_header_t **files, svn_fs_t *fs,
                      apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   *files = apr_array_make(result_pool, 1, sizeof(const char *));
-  /* OLD-8: formats 1 to 3 have no fsfs.conf. */
-  if (SVN_FS_FS__DATA(fs)->format >= SVN_FS_FS__MIN_CONFIG_FILE_FORMAT)
-    APR_ARRAY_PUSH(*files, const char *)
-      = svn_fs_fs__path_db(fs, SVN_FS_FS__CONFIG_FILE, result_pool);
+  /* Named even where it does not exist (formats 1 to 3, OLD-8), as stock
+     does: svnadmin info prints it. */
+  APR_ARRAY_PUSH(*files, const char *)
+    = svn_fs_fs__path_db(fs, SVN_FS_FS__CONFIG_FILE, result_pool);
   return SVN_NO_ERROR;
 }
 
