@@ -14,6 +14,7 @@
 #include "svn_dirent_uri.h"
 #include "svn_hash.h"
 #include "svn_io.h"
+#include "svn_pools.h"
 #include "svn_props.h"
 #include "svn_string.h"
 #include "svn_time.h"
@@ -25,6 +26,7 @@
 #include "fsconf.h"
 #include "hashdump.h"
 #include "repo.h"
+#include "revprops.h"
 
 /* Revision 0 as every stock release writes it: an empty root directory
    and nothing else (R0-1).  Physical addressing puts the root node-rev's
@@ -287,6 +289,43 @@ add_missing_files(const char *db, int format, apr_pool_t *pool)
   return SVN_NO_ERROR;
 }
 
+/* OLD-9: format 4 packed revisions only, format 6+ packs their revprops
+   too.  Before the format changes, pack the revprops of every packed
+   shard (CLEANUP false); afterwards, remove their plain files (CLEANUP
+   true).  A crash in between leaves extra files, never missing ones. */
+static svn_error_t *
+pack_old_revprops(upgrade_baton_t *b, int old_format, svn_boolean_t cleanup,
+                  apr_pool_t *pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(b->fs);
+  apr_pool_t *iterpool;
+  svn_revnum_t shard;
+
+  if (old_format >= SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT
+      || old_format < SVN_FS_FS__MIN_PACKING_FORMAT
+      || ffd->max_files_per_dir == 0)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__update_min_unpacked_rev(b->fs, pool));
+  iterpool = svn_pool_create(pool);
+  for (shard = 0; shard < ffd->min_unpacked_rev / ffd->max_files_per_dir;
+       shard++)
+    {
+      svn_pool_clear(iterpool);
+      if (cleanup)
+        SVN_ERR(svn_fs_fs__remove_unpacked_revprops(b->fs, shard, iterpool));
+      else
+        SVN_ERR(svn_fs_fs__pack_revprops_shard(b->fs, shard, NULL, NULL,
+                                               iterpool));
+      if (b->notify_func)
+        SVN_ERR(b->notify_func(b->notify_baton, shard,
+                               cleanup ? svn_fs_upgrade_cleanup_revprops
+                                       : svn_fs_upgrade_pack_revprops,
+                               iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
 /* Under the write lock: write a new instance id (added for format 6,
    replaced for 7: caches keyed by the old id must not serve the upgraded
    repository), then switch db/format (last, so a crash leaves a valid
@@ -300,9 +339,12 @@ upgrade_locked(void *baton, apr_pool_t *pool)
   svn_fs_fs__format_t format;
   const char *text, *format_path = svn_dirent_join(db, "format", pool);
 
+  int old_format = ffd->format;
+
   if (ffd->format >= SVN_FS_FS__MAX_FORMAT)
     return SVN_NO_ERROR;
   SVN_ERR(add_missing_files(db, ffd->format, pool));
+  SVN_ERR(pack_old_revprops(b, old_format, FALSE, pool));
   {
     const char *instance_id = svn_uuid_generate(pool);
 
@@ -323,7 +365,7 @@ upgrade_locked(void *baton, apr_pool_t *pool)
   if (b->notify_func)
     SVN_ERR(b->notify_func(b->notify_baton, format.format,
                            svn_fs_upgrade_format_bumped, pool));
-  return SVN_NO_ERROR;
+  return svn_error_trace(pack_old_revprops(b, old_format, TRUE, pool));
 }
 
 svn_error_t *

@@ -245,7 +245,7 @@ class OldFormats(unittest.TestCase):
 
     def test_old_packed_format4(self):
         """Format 4 packs revisions but not their properties (OLD-8):
-        read, hotcopy and setlog on a stock-packed repository."""
+        read, hotcopy, upgrade and setlog on a stock-packed repository."""
         ref = create(T.stock, "1.6", "packed4")
         fmt = db(ref, "format")
         text = read(fmt).replace(b"sharded 1000", b"sharded 4")
@@ -265,6 +265,20 @@ class OldFormats(unittest.TestCase):
         same_files(self, copies["stock"][1], copies["ours"][1], "packed hotcopy")
         self.assertEqual(sorted(os.listdir(db(copies["ours"][1], "revprops", "1"))),
                          sorted(os.listdir(db(ref, "revprops", "1"))))
+        # Upgrading packs the revprops of packed shards (OLD-9).
+        ups = {}
+        for side, runner in (("stock", T.stock), ("ours", T.ours)):
+            dst = S.path("packed4-up-" + side)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(ref, dst, symlinks=True)
+            ups[side] = (runner("svnadmin", "upgrade", dst), dst)
+        self.assertEqual(ups["ours"][0].stdout, ups["stock"][0].stdout, "upgrade output")
+        for sub in ("", "0", "1.pack"):
+            self.assertEqual(sorted(os.listdir(db(ups["ours"][1], "revprops", sub))),
+                             sorted(os.listdir(db(ups["stock"][1], "revprops", sub))),
+                             "revprops/%s after upgrade" % sub)
+        verify_ok(self, ups["ours"][1], "upgraded packed format 4")
+        self.assertEqual(dump(T.ours, ups["ours"][1]), dump(T.stock, ups["stock"][1]))
         msg = S.path("packed4-log")
         with open(msg, "wb") as f:
             f.write(b"new log\n")
