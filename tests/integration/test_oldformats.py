@@ -287,6 +287,37 @@ class OldFormats(unittest.TestCase):
         p = T.stock("svnlook", "log", "-r", "5", ref)
         self.assertEqual(p.stdout, b"new log\n\n")
 
+    def test_old_pack(self):
+        """Formats 1-3 cannot be packed (stock's error, word for word);
+        format 4 packs revisions and leaves revprops plain (OLD-8)."""
+        for compat in ("1.3", "1.4", "1.5"):
+            ref, mine = stock_pair(compat, "pack", revs=3)
+            a = T.stock("svnadmin", "pack", ref)
+            b = T.ours("svnadmin", "pack", mine)
+            self.assertNotEqual(b.returncode, 0, "%s: ours packed" % compat)
+            self.assertEqual(b.stderr, a.stderr.replace(ref.encode(), mine.encode()),
+                             "%s: pack errors differ" % compat)
+        pair = {}
+        for side, runner in (("stock", T.stock), ("ours", T.ours)):
+            repo = create(T.stock, "1.6", "pack4-" + side)
+            fmt = db(repo, "format")
+            text = read(fmt).replace(b"sharded 1000", b"sharded 4")
+            os.chmod(fmt, 0o644)
+            with open(fmt, "wb") as f:
+                f.write(text)
+            load(T.stock, repo, 0, 10)
+            p = runner("svnadmin", "pack", repo)
+            self.assertEqual(p.returncode, 0, "%s pack: %s" % (side, T.describe(p)))
+            pair[side] = (p.stdout, repo)
+        self.assertEqual(pair["ours"][0], pair["stock"][0], "pack notifications")
+        ours, stock = pair["ours"][1], pair["stock"][1]
+        same_files(self, stock, ours, "packed format 4")
+        self.assertEqual(sorted(os.listdir(db(ours, "revprops", "1"))),
+                         sorted(os.listdir(db(stock, "revprops", "1"))),
+                         "format 4 keeps plain revprops")
+        verify_ok(self, ours, "format 4 packed by ours")
+        self.assertEqual(dump(T.stock, ours), dump(T.stock, stock))
+
     def test_old_mergeinfo_refused(self):
         """Formats 1 and 2 cannot answer mergeinfo queries (stock neither)."""
         for compat in ("1.3", "1.4", "1.5"):
