@@ -49,6 +49,13 @@
 /* Revision files kept open while items are copied out of order. */
 #define OPEN_SOURCES 16
 
+/* Revision files are read whole, once, and their items copied from
+   memory while the shard's kept bytes stay within this budget (most
+   shards: the item order jumps between revisions, and re-reading each
+   item from its file cost ~16 opens and ~75 preads per revision on
+   maven).  Beyond it, items are read from the files one by one. */
+#define KEEP_BUDGET (16 * 1024 * 1024)
+
 typedef struct pack_ctx_t
 {
   svn_fs_t *fs;
@@ -58,6 +65,8 @@ typedef struct pack_ctx_t
   svn_cancel_func_t cancel_func;
   void *cancel_baton;
   svn_revnum_t shard;              /* being packed */
+  apr_uint64_t kept;               /* bytes of the shard held in memory */
+  apr_uint64_t keep_budget;        /* KEEP_BUDGET, or FSFS7_PACK_KEEP */
 } pack_ctx_t;
 
 /* A revision file open for reading items (logical packs). */
@@ -222,6 +231,24 @@ write_physical_pack(pack_ctx_t *ctx, svn_revnum_t start,
 /* ------------------------------------------------------------------ */
 /* Logical addressing: reading what the revision files hold            */
 
+/* The first LEN bytes of ITEM (at most its size), NUL-terminated: from
+   memory when its file was kept, else read from FILE. */
+static svn_error_t *
+item_head(const char **head, apr_size_t len,
+          const svn_fs_fs__pack_item_t *item, apr_file_t *file,
+          const char *where, apr_pool_t *scratch_pool)
+{
+  char *buf = apr_palloc(scratch_pool, len + 1);
+
+  if (item->data)
+    memcpy(buf, item->data, len);
+  else
+    SVN_ERR(read_at(buf, len, file, item->entry.offset, where));
+  buf[len] = '\0';
+  *head = buf;
+  return SVN_NO_ERROR;
+}
+
 /* Fill ITEM's node-rev fields from its bytes (NODEREV-*). */
 static svn_error_t *
 describe_noderev(svn_fs_fs__pack_item_t *item, apr_file_t *file,
@@ -229,11 +256,10 @@ describe_noderev(svn_fs_fs__pack_item_t *item, apr_file_t *file,
                  apr_pool_t *scratch_pool)
 {
   apr_size_t len = (apr_size_t)item->entry.size;
-  char *buf = apr_palloc(scratch_pool, len + 1);
+  const char *buf;
   svn_fs_fs__noderev_t *noderev;
 
-  SVN_ERR(read_at(buf, len, file, item->entry.offset, where));
-  buf[len] = '\0';
+  SVN_ERR(item_head(&buf, len, item, file, where, scratch_pool));
   SVN_ERR(svn_fs_fs__noderev_parse(&noderev, buf, len, where, scratch_pool,
                                    scratch_pool));
   item->path = noderev->created_path
@@ -258,11 +284,10 @@ describe_rep(svn_fs_fs__pack_item_t *item, apr_file_t *file,
 {
   apr_size_t len = item->entry.size < SVN_FS_FS__REP_HEADER_MAX
                    ? (apr_size_t)item->entry.size : SVN_FS_FS__REP_HEADER_MAX;
-  char *buf = apr_palloc(scratch_pool, len + 1);
+  const char *buf;
   svn_fs_fs__rep_header_t header;
 
-  SVN_ERR(read_at(buf, len, file, item->entry.offset, where));
-  buf[len] = '\0';
+  SVN_ERR(item_head(&buf, len, item, file, where, scratch_pool));
   SVN_ERR(svn_fs_fs__rep_header_parse(&header, buf, len, where));
   if (header.kind == svn_fs_fs__rep_delta)
     {
@@ -296,9 +321,29 @@ svn_fs_fs__pack_read_p2l(apr_array_header_t **entries, svn_fs_fs__footer_t *foot
            footer->p2l_offset, where, result_pool));
 }
 
-/* Append the items of revision REV (in its file at PATH) to ITEMS. */
+/* The data part of revision file FILE (its first DATA_LEN bytes) in
+   RESULT_POOL if CTX's budget allows, else NULL. */
 static svn_error_t *
-read_rev_items(apr_array_header_t *items, svn_revnum_t rev,
+keep_data(const char **data, pack_ctx_t *ctx, apr_file_t *file,
+          apr_off_t data_len, const char *where, apr_pool_t *result_pool)
+{
+  char *buf;
+
+  *data = NULL;
+  if (data_len <= 0 || (apr_uint64_t)data_len > ctx->keep_budget
+      || ctx->kept + (apr_uint64_t)data_len > ctx->keep_budget)
+    return SVN_NO_ERROR;
+  buf = apr_palloc(result_pool, (apr_size_t)data_len);
+  SVN_ERR(read_at(buf, (apr_size_t)data_len, file, 0, where));
+  ctx->kept += (apr_uint64_t)data_len;
+  *data = buf;
+  return SVN_NO_ERROR;
+}
+
+/* Append the items of revision REV (in its file at PATH) to ITEMS; their
+   bytes stay in RESULT_POOL when CTX's budget allows. */
+static svn_error_t *
+read_rev_items(apr_array_header_t *items, pack_ctx_t *ctx, svn_revnum_t rev,
                const char *path, apr_pool_t *result_pool,
                apr_pool_t *scratch_pool)
 {
@@ -307,12 +352,15 @@ read_rev_items(apr_array_header_t *items, svn_revnum_t rev,
   apr_array_header_t *entries;
   svn_fs_fs__footer_t footer;
   apr_file_t *file;
+  const char *data;
   int i;
 
   SVN_ERR(svn_io_file_open(&file, path, APR_READ, APR_OS_DEFAULT,
                            scratch_pool));
   SVN_ERR(svn_fs_fs__pack_read_p2l(&entries, &footer, file, where,
                                    scratch_pool, scratch_pool));
+  SVN_ERR(keep_data(&data, ctx, file, footer.l2p_offset, where,
+                    result_pool));
   for (i = 0; i < entries->nelts; i++)
     {
       const svn_fs_fs__p2l_entry_t *e
@@ -329,6 +377,8 @@ read_rev_items(apr_array_header_t *items, svn_revnum_t rev,
       svn_pool_clear(iterpool);
       item = apr_array_push(items);
       svn_fs_fs__pack_item_init(item, e);
+      if (data)
+        item->data = data + e->offset;
       if (e->type == SVN_FS_FS__ITEM_TYPE_NODEREV)
         SVN_ERR(describe_noderev(item, file, where, result_pool, iterpool));
       else if (e->type != SVN_FS_FS__ITEM_TYPE_CHANGES)
@@ -389,7 +439,13 @@ copy_item(apr_file_t *pack, apr_file_t *file,
   svn_checksum_t *digest;
   apr_off_t at;
 
-  for (at = 0; at < e->size; at += COPY_CHUNK)
+  if (item->data)
+    {
+      SVN_ERR(svn_checksum_update(sum, item->data, (apr_size_t)e->size));
+      SVN_ERR(svn_io_file_write_full(pack, item->data, (apr_size_t)e->size,
+                                     NULL, scratch_pool));
+    }
+  else for (at = 0; at < e->size; at += COPY_CHUNK)
     {
       apr_size_t n = e->size - at < COPY_CHUNK ? (apr_size_t)(e->size - at)
                                                : COPY_CHUNK;
@@ -441,7 +497,10 @@ copy_items(apr_array_header_t **p2l, apr_array_header_t **l2p,
       svn_pool_clear(iterpool);
       if (i % 1000 == 0)
         SVN_ERR(check_cancel(ctx));
-      SVN_ERR(source_file(&file, sources, &next, ctx, item->entry.revision));
+      file = NULL;
+      if (!item->data)
+        SVN_ERR(source_file(&file, sources, &next, ctx,
+                            item->entry.revision));
       SVN_ERR(copy_item(pack, file, item, buf, iterpool));
       *entry = item->entry;
       entry->offset = *covered;
@@ -503,6 +562,16 @@ svn_fs_fs__pack_write_indexes(apr_file_t *file, svn_fs_t *fs,
                                                 scratch_pool));
 }
 
+/* FSFS7_PACK_KEEP=BYTES overrides KEEP_BUDGET: tests run the
+   file-by-file path (0) on small shards; not a tuning knob. */
+static apr_uint64_t
+keep_budget(void)
+{
+  const char *keep = getenv("FSFS7_PACK_KEEP");
+
+  return keep ? (apr_uint64_t)apr_atoi64(keep) : KEEP_BUDGET;
+}
+
 /* FSFS7_PACK_ORDER=concatenate|changes-first|grouped chooses the item
    order (pack.md §3): a switch for benchmarks comparing orders, not a
    tuning knob. */
@@ -536,7 +605,7 @@ write_logical_pack(pack_ctx_t *ctx, svn_revnum_t start,
     {
       svn_pool_clear(iterpool);
       SVN_ERR(check_cancel(ctx));
-      SVN_ERR(read_rev_items(items, rev,
+      SVN_ERR(read_rev_items(items, ctx, rev,
                              svn_fs_fs__path_rev(ctx->fs, rev, iterpool),
                              scratch_pool, iterpool));
     }
@@ -690,6 +759,7 @@ pack_shard(pack_ctx_t *ctx, svn_revnum_t shard, svn_boolean_t write_locked,
   svn_revnum_t start = shard * ctx->ffd->max_files_per_dir;
 
   ctx->shard = shard;
+  ctx->kept = 0;
   SVN_ERR(notify(ctx, shard, svn_fs_pack_notify_start, scratch_pool));
   SVN_ERR(make_pack_dir(ctx, start, scratch_pool));
   if (ctx->ffd->use_log_addressing)
@@ -783,6 +853,7 @@ svn_fs_fs__pack(svn_fs_t *fs, svn_fs_pack_notify_t notify_func,
   pack_baton_t b;
 
   memset(&ctx, 0, sizeof(ctx));
+  ctx.keep_budget = keep_budget();
   ctx.fs = fs;
   ctx.ffd = SVN_FS_FS__DATA(fs);
   ctx.notify_func = notify_func;

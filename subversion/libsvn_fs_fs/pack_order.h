@@ -33,6 +33,10 @@ typedef struct svn_fs_fs__pack_item_t
      SVN_INVALID_REVNUM for self-contained reps or when unknown). */
   svn_revnum_t base_rev;
   apr_uint64_t base_item;
+
+  /* The item's bytes when pack.c kept its revision file in memory
+     (entry.size of them), else NULL: read them from the file. */
+  const char *data;
 } svn_fs_fs__pack_item_t;
 
 /* Initialise ITEM from ENTRY with nothing else known. */

@@ -155,6 +155,27 @@ class Pack(unittest.TestCase):
     def test_pack_f8(self):
         self.check_pack(8)
 
+    def test_pack_from_files_f7(self):
+        """Items copied from their revision files one by one (a shard
+        beyond the in-memory budget; FSFS7_PACK_KEEP=0 forces it) give
+        the same pack, byte for byte, as items copied from memory."""
+        base = base_repo(7, 4, QUICK_REVS)
+        a, b = copy(base, "keep-mem-f7"), copy(base, "keep-none-f7")
+        T.ours("svnadmin", "pack", "-q", a)
+        env = dict(T.ours_env(), FSFS7_PACK_KEEP="0",
+                   LD_LIBRARY_PATH=T.MODULE_DIR)
+        p = T.run(["svnadmin", "pack", "-q", b], ours=True, env=env)
+        self.assertEqual(p.returncode, 0, T.describe(p))
+        packs = sorted(f for f in files_under(a, "revs") if f.endswith("pack"))
+        self.assertTrue(packs)
+        self.assertEqual(packs, sorted(f for f in files_under(b, "revs")
+                                       if f.endswith("pack")))
+        for f in packs:
+            self.assertEqual(read_bytes(os.path.join(a, "db", "revs", f)),
+                             read_bytes(os.path.join(b, "db", "revs", f)),
+                             "db/revs/%s differs" % f)
+        self.assertVerifies(b)
+
     def test_pack_shard_of_one_f7(self):
         """One revision per shard: shard 0 holds only r0, whose revprops
         are never packed (an empty revprop manifest, as stock)."""
