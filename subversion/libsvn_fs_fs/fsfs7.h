@@ -291,6 +291,10 @@ typedef struct svn_fs_fs__data_t
      write-lock file. */
   svn_mutex__t *fs_write_lock;
 
+  /* This svn_fs_t finished a transaction before, so it recycles
+     transaction files (txn_spare.c, svn_fs_fs__txn_spare_join). */
+  svn_boolean_t spare_user;
+
   /* Per-repository in-process locks (see svn_fs_fs__shared_t). */
   svn_fs_fs__shared_t *shared;
 

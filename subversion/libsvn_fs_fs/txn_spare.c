@@ -84,6 +84,7 @@ typedef struct spare_dirs_t
   char *parent;                 /* key (malloc) */
   char *dirs[MAX_SPARE_DIRS];   /* absolute paths (malloc) */
   int count;
+  int users;                    /* svn_fs_t objects that joined */
 } spare_dirs_t;
 
 static svn_error_t *
@@ -322,24 +323,35 @@ forget_files(const char *dir)
   return SVN_NO_ERROR;
 }
 
-/* Register SPARE_DIR under PARENT; FALSE if there are enough already. */
-static svn_error_t *
-push_dir(svn_boolean_t *kept, const char *parent, const char *spare_dir)
+/* The spare_dirs_t of PARENT, made if needed; NULL when out of memory. */
+static spare_dirs_t *
+dirs_of(const char *parent)
 {
   spare_dirs_t *d = apr_hash_get(dirs_by_parent, parent,
                                  APR_HASH_KEY_STRING);
 
-  *kept = FALSE;
   if (!d)
     {
       d = calloc(1, sizeof(*d));
       if (!d || !(d->parent = strdup(parent)))
         {
           free(d);
-          return SVN_NO_ERROR;
+          return NULL;
         }
       apr_hash_set(dirs_by_parent, d->parent, APR_HASH_KEY_STRING, d);
     }
+  return d;
+}
+
+/* Register SPARE_DIR under PARENT; FALSE if there are enough already. */
+static svn_error_t *
+push_dir(svn_boolean_t *kept, const char *parent, const char *spare_dir)
+{
+  spare_dirs_t *d = dirs_of(parent);
+
+  *kept = FALSE;
+  if (!d)
+    return SVN_NO_ERROR;
   if (d->count < MAX_SPARE_DIRS
       && (d->dirs[d->count] = strdup(spare_dir)) != NULL)
     {
@@ -742,4 +754,69 @@ svn_fs_fs__txn_spare_any_dir(const char *parent, apr_pool_t *pool)
   svn_error_clear(svn_mutex__unlock(spare_mutex,
                                     peek_dir(&dir, parent, pool)));
   return dir;
+}
+
+/* An svn_fs_t that joined PARENT goes away: the last one removes the
+   spare directories of PARENT (under the mutex, so that nobody takes
+   one meanwhile). */
+static svn_error_t *
+leave_locked(const char *parent)
+{
+  spare_dirs_t *d = apr_hash_get(dirs_by_parent, parent,
+                                 APR_HASH_KEY_STRING);
+
+  if (!d || --d->users > 0)
+    return SVN_NO_ERROR;
+  while (d->count > 0)
+    {
+      char *dir = d->dirs[--d->count];
+
+      SVN_ERR(forget_files(dir));
+      remove_spare_dir(dir);
+      free(dir);
+    }
+  return SVN_NO_ERROR;
+}
+
+/* Pool cleanup of a joined svn_fs_t; BATON is the parent (malloc). */
+static apr_status_t
+leave(void *baton)
+{
+  char *parent = baton;
+
+  /* At exit the process-wide cleanup may have run first. */
+  if (spare_pool && spare_mutex)
+    {
+      svn_error_t *err = svn_mutex__lock(spare_mutex);
+
+      if (!err)
+        err = svn_mutex__unlock(spare_mutex, leave_locked(parent));
+      svn_error_clear(err);
+    }
+  free(parent);
+  return APR_SUCCESS;
+}
+
+svn_error_t *
+svn_fs_fs__txn_spare_join(const char *parent, apr_pool_t *fs_pool,
+                          apr_pool_t *scratch_pool)
+{
+  spare_dirs_t *d;
+  char *key = strdup(parent);
+
+  if (!key)
+    return SVN_NO_ERROR;
+  SVN_ERR(ensure_init(scratch_pool));
+  SVN_ERR(svn_mutex__lock(spare_mutex));
+  d = dirs_of(parent);
+  if (d)
+    d->users++;
+  SVN_ERR(svn_mutex__unlock(spare_mutex, SVN_NO_ERROR));
+  if (!d)
+    {
+      free(key);
+      return SVN_NO_ERROR;
+    }
+  apr_pool_cleanup_register(fs_pool, key, leave, apr_pool_cleanup_null);
+  return SVN_NO_ERROR;
 }

@@ -324,8 +324,10 @@ bump_txn_current(apr_uint64_t *seq, svn_fs_t *fs, apr_pool_t *pool)
      temp file is a spare when there is one (txn_spare.c). */
   return svn_error_trace(svn_fs_fs__txn_spare_write_atomic(
            path, buf, len, NULL, TRUE,
-           svn_fs_fs__txn_spare_any_dir(
-             svn_fs_fs__path_db(fs, "transactions", pool), pool),
+           SVN_FS_FS__DATA(fs)->spare_user
+             ? svn_fs_fs__txn_spare_any_dir(
+                 svn_fs_fs__path_db(fs, "transactions", pool), pool)
+             : NULL,
            pool));
 }
 
@@ -444,10 +446,14 @@ svn_fs_fs__txn_create(svn_fs_fs__txn_id_t *txn_id, svn_fs_t *fs,
     SVN_ERR(make_old_style_txn_dir(&id, fs, scratch_pool));
   else
     {
+      const char *dir;
+
       SVN_ERR(next_txn_seq(&id.number, fs, scratch_pool));
-      SVN_ERR(svn_fs_fs__txn_spare_make_dir(svn_fs_fs__txn_path(
-                                              fs, &id, NULL, scratch_pool),
-                                            scratch_pool));
+      dir = svn_fs_fs__txn_path(fs, &id, NULL, scratch_pool);
+      if (SVN_FS_FS__DATA(fs)->spare_user)
+        SVN_ERR(svn_fs_fs__txn_spare_make_dir(dir, scratch_pool));
+      else
+        SVN_ERR(svn_io_dir_make(dir, APR_OS_DEFAULT, scratch_pool));
     }
   err = populate_txn(fs, &id, base_rev, scratch_pool);
   if (err)
@@ -499,15 +505,25 @@ svn_error_t *
 svn_fs_fs__txn_purge(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
                      apr_pool_t *scratch_pool)
 {
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_boolean_t found = FALSE;
 
-  /* Recycled for the next transaction (txn_spare.c) when possible. */
-  SVN_ERR(svn_fs_fs__txn_spare_keep(&found,
-                                    svn_fs_fs__txn_path(fs, txn_id, NULL,
-                                                        scratch_pool),
-                                    svn_fs_fs__txn_protorev_lock_path(
-                                      fs, txn_id, scratch_pool),
-                                    scratch_pool));
+  /* Recycled for the next transaction (txn_spare.c) when possible; the
+     first transaction an svn_fs_t finishes only makes it a user. */
+  if (ffd->spare_user)
+    SVN_ERR(svn_fs_fs__txn_spare_keep(&found,
+                                      svn_fs_fs__txn_path(fs, txn_id, NULL,
+                                                          scratch_pool),
+                                      svn_fs_fs__txn_protorev_lock_path(
+                                        fs, txn_id, scratch_pool),
+                                      scratch_pool));
+  else
+    {
+      SVN_ERR(svn_fs_fs__txn_spare_join(svn_fs_fs__path_db(
+                                          fs, "transactions", scratch_pool),
+                                        fs->pool, scratch_pool));
+      ffd->spare_user = TRUE;
+    }
   SVN_ERR(remove_if_present(&found, svn_fs_fs__txn_path(fs, txn_id, NULL,
                                                         scratch_pool),
                             scratch_pool));

@@ -416,6 +416,18 @@ svn_fs_fs__txn_new_uniquifier(const char **uniquifier, svn_fs_t *fs,
 /* ------------------------------------------------------------------ */
 /* Spare files (txn_spare.c): inodes of finished transactions reused   */
 
+/* Spares are used only by an svn_fs_t that has already finished a
+   transaction (a load, an svnsync, a session with several commits):
+   one commit per session, the common case of a server, leaves nothing
+   behind.  Such an svn_fs_t joins the transactions directory PARENT;
+   when the last one that joined closes (FS_POOL's cleanup), the spare
+   directories of PARENT are removed, so a server's repository holds no
+   "<txn>.spare" between bursts (a hot copy or a backup sees stock's
+   files). */
+svn_error_t *
+svn_fs_fs__txn_spare_join(const char *parent, apr_pool_t *fs_pool,
+                          apr_pool_t *scratch_pool);
+
 /* Instead of deleting transaction directory TXN_DIR, turn its files and
    EXTRA (the proto-revision lock file, may be missing) into spares and
    keep the directory, renamed "<txn>.spare", for the next transaction of

@@ -508,6 +508,38 @@ class WriteTests(unittest.TestCase):
             b = uuid.sub(b"", dump(repo, "-r1:HEAD"))
             self.assertTrue(a == b, "%s: dumps differ: %s" % (repo, T.first_diff(a, b)))
 
+    def test_write_server_leaves_no_spares(self):
+        """TXN-14: a threaded svnserve keeps no "<txn>.spare" directories
+        in db/transactions: not after one-commit sessions, and not once a
+        session with many commits (svnsync) has ended, so a hot copy or a
+        backup of a live server's repository sees stock's files."""
+        root = S.path("spare-root")
+        os.makedirs(root, exist_ok=True)
+        repo = create(os.path.join(root, "r"), 7)
+        txns = os.path.join(repo, "db", "transactions")
+        src = create("spare-src", 7)
+        p = T.stock("svnadmin", "load", "-q", src, input=dump(DS["gen"].repos["f7"], "-r0:8"))
+        self.assertEqual(p.returncode, 0, "stock load: " + T.describe(p))
+        srv = Svnserve(root, ours=True)
+        try:
+            for d in ("a", "b", "c"):
+                svn("mkdir", "-m", d, srv.url("r/" + d))
+            self.assertEqual(os.listdir(txns), [], "after single commits")
+            mirror = create(os.path.join(root, "m"), 7)
+            svn_sync = lambda *a: T.run(["svnsync", "--non-interactive"] + list(a))
+            p = svn_sync("init", srv.url("m"), T.url(src))
+            self.assertEqual(p.returncode, 0, T.describe(p))
+            p = svn_sync("sync", "-q", srv.url("m"))
+            self.assertEqual(p.returncode, 0, T.describe(p))
+            left = os.path.join(mirror, "db", "transactions")
+            for _ in range(100):    # the server closes the session after the client
+                if not os.listdir(left):
+                    break
+                time.sleep(0.05)
+            self.assertEqual(os.listdir(left), [], "after an svnsync session")
+        finally:
+            srv.stop()
+
     def test_write_svnrdump_load(self):
         src = DS["gen"].repos["f7"]
         root = S.path("rdump-root")

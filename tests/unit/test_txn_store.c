@@ -1067,6 +1067,66 @@ test_spare_recycling(void **state)
     }
 }
 
+/* "<txn>.spare" directories in transactions directory TXNS. */
+static int
+count_spare_dirs(const char *txns)
+{
+  apr_hash_t *dirents;
+  apr_hash_index_t *hi;
+  int n = 0;
+
+  check(svn_io_get_dirents3(&dirents, txns, TRUE, pool, pool));
+  for (hi = apr_hash_first(pool, dirents); hi; hi = apr_hash_next(hi))
+    {
+      const char *name = apr_hash_this_key(hi);
+      size_t len = strlen(name);
+
+      if (len > 6 && strcmp(name + len - 6, ".spare") == 0)
+        n++;
+    }
+  return n;
+}
+
+/* TXN-14's policy: an svn_fs_t's first finished transaction leaves no
+   spare (a server session with one commit leaves the repository as
+   stock would); later ones do; closing the last svn_fs_t that made
+   spares removes them, while the process goes on. */
+static void
+test_spare_policy(void **state)
+{
+  apr_pool_t *fs_pool = svn_pool_create(pool);
+  svn_fs_t *fs = apr_pcalloc(fs_pool, sizeof(*fs));
+  repo_t session = repos[1];
+  const char *txns;
+  svn_fs_fs__txn_id_t id;
+
+  /* A repository of its own: no other svn_fs_t here made spares. */
+  const char *cmd = apr_psprintf(pool, "cd %s && env -u LD_LIBRARY_PATH "
+                                 "svnadmin create policy && env -u "
+                                 "LD_LIBRARY_PATH svn mkdir -q -m m "
+                                 "file://%s/policy/a", tmpdir, tmpdir);
+
+  assert_int_equal(system(cmd), 0);
+  fs->pool = fs_pool;
+  fs->config = apr_hash_make(fs_pool);
+  fs->path = (char *)svn_dirent_join_many(fs_pool, tmpdir, "policy", "db",
+                                          SVN_VA_NULL);
+  check(svn_fs_fs__open_repo(fs, fs->path, fs_pool));
+  session.fs = fs;
+  txns = svn_fs_fs__path_db(fs, "transactions", pool);
+  assert_int_equal(count_spare_dirs(txns), 0);
+
+  id = new_txn(&session);
+  check(svn_fs_fs__txn_purge(fs, &id, pool));
+  assert_int_equal(count_spare_dirs(txns), 0);
+  id = new_txn(&session);
+  check(svn_fs_fs__txn_purge(fs, &id, pool));
+  assert_int_equal(count_spare_dirs(txns), 1);
+
+  svn_pool_destroy(fs_pool);
+  assert_int_equal(count_spare_dirs(txns), 0);
+}
+
 /* The same transaction begun through the stock module and through ours
    is byte-identical; each module commits the other's and the revisions
    are byte-identical and verify (tests/unit/txn_store_module.sh).  Needs
@@ -1150,6 +1210,7 @@ main(void)
     cmocka_unit_test(test_rep_read_guards),
     cmocka_unit_test(test_stock_txn),
     cmocka_unit_test(test_spare_recycling),
+    cmocka_unit_test(test_spare_policy),
     cmocka_unit_test_setup_teardown(test_module_bytes, NULL, teardown),
   };
 
