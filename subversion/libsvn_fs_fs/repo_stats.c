@@ -267,7 +267,9 @@ chain_length(apr_uint64_t *len, svn_fs_t *fs, svn_revnum_t revision,
   return SVN_NO_ERROR;
 }
 
-/* The extension of PATH's basename, with its dot, or "(none)". */
+/* The extension of PATH's basename, with its dot, or "(none)".  A name
+   whose only dot leads it (".cvsignore") is a hidden file without an
+   extension, as stock reports it; ".a.b" still has ".b". */
 static const char *
 extension_of(const char *path)
 {
@@ -275,7 +277,7 @@ extension_of(const char *path)
                                           NULL);
   const char *dot = strrchr(name, '.');
 
-  return dot ? dot : "(none)";
+  return dot && dot != name ? dot : "(none)";
 }
 
 /* The per-extension record of PATH's extension. */
@@ -398,24 +400,18 @@ noderev_size(apr_uint64_t *size, svn_fs_t *fs, const svn_fs_fs__id_t *id,
   return SVN_NO_ERROR;
 }
 
-/* Count the node-rev ID of REV and, for a directory, the entries REV
-   created below it. */
+/* Count NODEREV, whose record takes SIZE bytes on disk, and the reps it
+   names. */
 static svn_error_t *
-walk_node(walk_t *w, svn_revnum_t rev, const svn_fs_fs__id_t *id,
-          apr_pool_t *scratch_pool)
+count_noderev(walk_t *w, const svn_fs_fs__noderev_t *noderev,
+              apr_uint64_t size, apr_pool_t *scratch_pool)
 {
   abi_stats_t *s = w->stats;
-  svn_fs_fs__noderev_t *noderev;
-  apr_uint64_t size;
-  abi_node_stats_t *kind_stats;
+  abi_node_stats_t *kind_stats = noderev->kind == svn_node_dir
+                                 ? &s->dir_node_stats : &s->file_node_stats;
 
   if (w->cancel_func)
     SVN_ERR(w->cancel_func(w->cancel_baton));
-  SVN_ERR(svn_fs_fs__get_noderev(&noderev, w->fs, id, scratch_pool,
-                                 scratch_pool));
-  SVN_ERR(noderev_size(&size, w->fs, id, scratch_pool));
-  kind_stats = noderev->kind == svn_node_dir ? &s->dir_node_stats
-                                             : &s->file_node_stats;
   kind_stats->count++;
   kind_stats->size += size;
   s->total_node_stats.count++;
@@ -424,6 +420,23 @@ walk_node(walk_t *w, svn_revnum_t rev, const svn_fs_fs__id_t *id,
     SVN_ERR(add_rep(w, noderev, noderev->data_rep, FALSE, scratch_pool));
   if (noderev->prop_rep)
     SVN_ERR(add_rep(w, noderev, noderev->prop_rep, TRUE, scratch_pool));
+  return SVN_NO_ERROR;
+}
+
+/* Physical addressing: count the node-rev ID of REV and, for a
+   directory, the entries REV created below it (depth first, entries in
+   name order). */
+static svn_error_t *
+walk_node(walk_t *w, svn_revnum_t rev, const svn_fs_fs__id_t *id,
+          apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__noderev_t *noderev;
+  apr_uint64_t size;
+
+  SVN_ERR(svn_fs_fs__get_noderev(&noderev, w->fs, id, scratch_pool,
+                                 scratch_pool));
+  SVN_ERR(noderev_size(&size, w->fs, id, scratch_pool));
+  SVN_ERR(count_noderev(w, noderev, size, scratch_pool));
 
   if (noderev->kind == svn_node_dir)
     {
@@ -449,57 +462,96 @@ walk_node(walk_t *w, svn_revnum_t rev, const svn_fs_fs__id_t *id,
   return SVN_NO_ERROR;
 }
 
-/* Bytes REV takes in its rev / pack file (its items, without indexes or
-   trailer) and the length of its changed-path list. */
+/* How many of a revision's COUNT changed paths enter the change count.
+   Stock, on a physically addressed repository, counts only the paths
+   after the last full hundred (it keeps the size of the last block it
+   read the list in: 238 paths count 38, 200 count 0).  The sizes are
+   not affected.  Mirrored so that the outputs stay comparable. */
+static apr_uint64_t
+changes_counted(svn_fs_t *fs, int count)
+{
+  return svn_fs_fs__use_log_addressing(fs) ? count : count % 100;
+}
+
+/* Logical addressing: when REV starts its rev or pack file (each file is
+   read once), count every item of that file in file order (which decides, for a rep several node-revs
+   share, whose path and kind of change it is counted under, as with
+   stock).  The file's size is what its items cover, unused ranges (a
+   pack file's padding) included. */
+static svn_error_t *
+walk_file(walk_t *w, svn_revnum_t rev, apr_pool_t *scratch_pool)
+{
+  abi_stats_t *s = w->stats;
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  svn_fs_fs__revfile_t *file;
+  apr_array_header_t *entries, *changes;
+  apr_off_t max;
+  int i;
+
+  SVN_ERR(svn_fs_fs__revfile_open(&file, w->fs, rev, scratch_pool,
+                                  scratch_pool));
+  if (file->start_revision != rev)
+    return svn_error_trace(svn_fs_fs__revfile_close(file));
+  SVN_ERR(svn_fs_fs__p2l_get_max_offset(&max, w->fs, file, rev,
+                                        scratch_pool));
+  SVN_ERR(svn_fs_fs__p2l_index_lookup(&entries, w->fs, file, rev, 0, max,
+                                      scratch_pool, scratch_pool));
+  for (i = 0; i < entries->nelts; i++)
+    {
+      svn_fs_fs__p2l_entry_t *e = &APR_ARRAY_IDX(entries, i,
+                                                 svn_fs_fs__p2l_entry_t);
+      svn_fs_fs__noderev_t *noderev;
+      char *data;
+
+      svn_pool_clear(iterpool);
+      s->total_size += e->size;
+      if (e->type == SVN_FS_FS__ITEM_TYPE_CHANGES)
+        {
+          s->change_len += e->size;
+          SVN_ERR(svn_fs_fs__rev_changes(&changes, w->fs, e->revision,
+                                         iterpool, iterpool));
+          s->change_count += changes_counted(w->fs, changes->nelts);
+        }
+      else if (e->type == SVN_FS_FS__ITEM_TYPE_NODEREV)
+        {
+          data = apr_palloc(iterpool, (apr_size_t)e->size);
+          SVN_ERR(svn_fs_fs__revfile_read(data, (apr_size_t)e->size, file,
+                                          e->offset));
+          SVN_ERR(svn_fs_fs__noderev_parse(
+                    &noderev, data, (apr_size_t)e->size,
+                    apr_psprintf(iterpool, "node-rev at offset %"
+                                 APR_OFF_T_FMT " of r%ld's file", e->offset,
+                                 rev),
+                    iterpool, iterpool));
+          SVN_ERR(count_noderev(w, noderev, e->size, iterpool));
+        }
+    }
+  svn_pool_destroy(iterpool);
+  return svn_error_trace(svn_fs_fs__revfile_close(file));
+}
+
+/* Physical addressing: bytes REV takes in its rev / pack file (its
+   items and trailer line) and the length of its changed-path list. */
 static svn_error_t *
 rev_sizes(apr_uint64_t *total, apr_uint64_t *changes_len, svn_fs_t *fs,
           svn_revnum_t rev, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__revfile_t *file;
-  apr_off_t start, end;
+  apr_off_t start, end, root, changes;
 
-  *total = *changes_len = 0;
   SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rev, scratch_pool,
                                   scratch_pool));
-  if (svn_fs_fs__use_log_addressing(fs))
-    {
-      apr_array_header_t *entries;
-      apr_off_t max;
-      int i;
-
-      SVN_ERR(svn_fs_fs__p2l_get_max_offset(&max, fs, file, rev,
-                                            scratch_pool));
-      SVN_ERR(svn_fs_fs__p2l_index_lookup(&entries, fs, file, rev, 0, max,
-                                          scratch_pool, scratch_pool));
-      for (i = 0; i < entries->nelts; i++)
-        {
-          svn_fs_fs__p2l_entry_t *e = &APR_ARRAY_IDX(entries, i,
-                                                     svn_fs_fs__p2l_entry_t);
-          if (e->revision != rev)
-            continue;
-          *total += e->size;
-          if (e->type == SVN_FS_FS__ITEM_TYPE_CHANGES)
-            *changes_len += e->size;
-        }
-      return SVN_NO_ERROR;
-    }
-  else
-    {
-      apr_off_t root, changes;
-
-      SVN_ERR(svn_fs_fs__rev_bounds(&start, &end, fs, file, rev,
-                                    scratch_pool));
-      SVN_ERR(svn_fs_fs__rev_trailer(&root, &changes, fs, file, rev,
-                                     scratch_pool));
-      /* The list runs up to the trailer line "<root> <changes>\n"; the
-         empty line before that line counts as part of the list. */
-      *total = end - start;
-      *changes_len = end - changes
-                     - strlen(apr_psprintf(scratch_pool, "%" APR_OFF_T_FMT
-                                           " %" APR_OFF_T_FMT "\n",
-                                           root - start, changes - start));
-    }
-  return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__rev_bounds(&start, &end, fs, file, rev, scratch_pool));
+  SVN_ERR(svn_fs_fs__rev_trailer(&root, &changes, fs, file, rev,
+                                 scratch_pool));
+  /* The list runs up to the trailer line "<root> <changes>\n"; the empty
+     line before that line counts as part of the list. */
+  *total = end - start;
+  *changes_len = end - changes
+                 - strlen(apr_psprintf(scratch_pool, "%" APR_OFF_T_FMT
+                                       " %" APR_OFF_T_FMT "\n",
+                                       root - start, changes - start));
+  return svn_error_trace(svn_fs_fs__revfile_close(file));
 }
 
 /* Per-kind totals from the collected reps. */
@@ -549,9 +601,15 @@ get_stats(svn_fs_t *fs, const abi_stats_input_t *input,
 {
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   svn_revnum_t youngest, rev;
+  int progress_step;
   walk_t w;
 
   SVN_ERR(svn_fs_fs__youngest_rev(&youngest, fs, scratch_pool));
+  /* Stock reports progress at every shard (every 1000th revision in a
+     linear layout). */
+  progress_step = SVN_FS_FS__DATA(fs)->max_files_per_dir;
+  if (progress_step <= 0)
+    progress_step = 1000;
   w.fs = fs;
   w.pool = result_pool;
   w.stats = stats_create(result_pool);
@@ -566,14 +624,19 @@ get_stats(svn_fs_t *fs, const abi_stats_input_t *input,
       apr_uint64_t total, changes_len;
 
       svn_pool_clear(iterpool);
-      if (input && input->progress_func && rev % 1000 == 0)
+      if (input && input->progress_func && rev % progress_step == 0)
         input->progress_func(rev, input->progress_baton, iterpool);
+      w.stats->revision_count++;
+      if (svn_fs_fs__use_log_addressing(fs))
+        {
+          SVN_ERR(walk_file(&w, rev, iterpool));
+          continue;
+        }
       SVN_ERR(rev_sizes(&total, &changes_len, fs, rev, iterpool));
       w.stats->total_size += total;
       w.stats->change_len += changes_len;
       SVN_ERR(svn_fs_fs__rev_changes(&changes, fs, rev, iterpool, iterpool));
-      w.stats->change_count += changes->nelts;
-      w.stats->revision_count++;
+      w.stats->change_count += changes_counted(fs, changes->nelts);
       SVN_ERR(svn_fs_fs__rev_root_id(&root, fs, rev, iterpool, iterpool));
       SVN_ERR(walk_node(&w, rev, root, iterpool));
     }
