@@ -157,6 +157,8 @@ typedef struct walk_t
   svn_fs_t *fs;
   abi_stats_t *stats;
   apr_hash_t *reps;            /* "rev/item" -> rep_info_t * */
+  apr_hash_t *chains;          /* "rev/item" -> apr_uint64_t chain length */
+  apr_pool_t *chain_pool;      /* for CHAINS */
   apr_array_header_t *rep_list;  /* rep_info_t *, first-seen order */
   apr_pool_t *pool;            /* for REPS, REP_LIST, STATS */
   svn_cancel_func_t cancel_func;
@@ -243,27 +245,57 @@ read_rep_header(svn_fs_fs__rep_header_t *header, svn_fs_t *fs,
                                                      NULL));
 }
 
+/* The key of the rep at REVISION / ITEM_INDEX in walk_t's hashes. */
+static const char *
+rep_key(svn_revnum_t revision, apr_uint64_t item_index, apr_pool_t *pool)
+{
+  return apr_psprintf(pool, "%ld/%" APR_UINT64_T_FMT, revision, item_index);
+}
+
 /* Length of the delta chain of the rep at REVISION / ITEM_INDEX: 1 for a
-   rep that needs no base, one more per base. */
+   rep that needs no base, one more per base.  Chains share their tails,
+   so lengths found are remembered in W->chains. */
 static svn_error_t *
-chain_length(apr_uint64_t *len, svn_fs_t *fs, svn_revnum_t revision,
+chain_length(apr_uint64_t *len, walk_t *w, svn_revnum_t revision,
              apr_uint64_t item_index, apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__rep_header_t header;
+  apr_array_header_t *path = apr_array_make(scratch_pool, 16,
+                                            sizeof(const char *));
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  svn_fs_fs__rep_header_t header;
+  const char *key = rep_key(revision, item_index, scratch_pool);
+  apr_uint64_t *known;
+  apr_uint64_t n = 0;
+  int i;
 
-  *len = 1;
-  SVN_ERR(read_rep_header(&header, fs, revision, item_index, iterpool));
-  while (header.kind == svn_fs_fs__rep_delta)
+  /* Down the chain to its end or to a rep whose length is known. */
+  while (!(known = apr_hash_get(w->chains, key, APR_HASH_KEY_STRING)))
     {
-      svn_revnum_t base_rev = header.base_revision;
-      apr_uint64_t base_item = header.base_item_index;
-
+      APR_ARRAY_PUSH(path, const char *) = key;
       svn_pool_clear(iterpool);
-      ++*len;
-      SVN_ERR(read_rep_header(&header, fs, base_rev, base_item, iterpool));
+      SVN_ERR(read_rep_header(&header, w->fs, revision, item_index,
+                              iterpool));
+      if (header.kind != svn_fs_fs__rep_delta)
+        break;
+      revision = header.base_revision;
+      item_index = header.base_item_index;
+      key = rep_key(revision, item_index, scratch_pool);
     }
   svn_pool_destroy(iterpool);
+  if (known)
+    n = *known;
+  /* Back up, remembering every length on the way. */
+  for (i = path->nelts - 1; i >= 0; i--)
+    {
+      apr_uint64_t *value = apr_palloc(w->chain_pool, sizeof(*value));
+
+      *value = ++n;
+      apr_hash_set(w->chains,
+                   apr_pstrdup(w->chain_pool,
+                               APR_ARRAY_IDX(path, i, const char *)),
+                   APR_HASH_KEY_STRING, value);
+    }
+  *len = n;
   return SVN_NO_ERROR;
 }
 
@@ -307,8 +339,7 @@ add_rep(walk_t *w, const svn_fs_fs__noderev_t *noderev,
 {
   abi_stats_t *s = w->stats;
   svn_boolean_t is_dir = noderev->kind == svn_node_dir;
-  const char *key = apr_psprintf(scratch_pool, "%ld/%" APR_UINT64_T_FMT,
-                                 rep->revision, rep->item_index);
+  const char *key = rep_key(rep->revision, rep->item_index, scratch_pool);
   rep_info_t *info = apr_hash_get(w->reps, key, APR_HASH_KEY_STRING);
   svn_fs_fs__rep_header_t header;
   abi_histogram_t *node_hist, *rep_hist;
@@ -331,7 +362,7 @@ add_rep(walk_t *w, const svn_fs_fs__noderev_t *noderev,
   if (!info->expanded_size && header.kind == svn_fs_fs__rep_plain)
     info->expanded_size = rep->size;
   info->overhead = header.header_size + SVN_FS_FS__REP_TRAILER_LEN;
-  SVN_ERR(chain_length(&info->chain_len, w->fs, rep->revision,
+  SVN_ERR(chain_length(&info->chain_len, w, rep->revision,
                        rep->item_index, scratch_pool));
   if (is_props)
     {
@@ -614,6 +645,8 @@ get_stats(svn_fs_t *fs, const abi_stats_input_t *input,
   w.pool = result_pool;
   w.stats = stats_create(result_pool);
   w.reps = apr_hash_make(scratch_pool);
+  w.chains = apr_hash_make(scratch_pool);
+  w.chain_pool = scratch_pool;
   w.rep_list = apr_array_make(scratch_pool, 64, sizeof(rep_info_t *));
   w.cancel_func = cancel_func;
   w.cancel_baton = cancel_baton;
