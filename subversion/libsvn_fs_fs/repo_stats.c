@@ -1,20 +1,19 @@
 /* repo_stats.c --- the statistics ioctl behind `svnfsfs stats` (repo.h;
  * storage layer, admin part; dispatched by fs_vtable.c's fs_ioctl).
  *
- * Every node-rev a revision created is found by walking that revision's
- * tree from its root into the entries whose node-rev lives in the same
- * revision.  Each node-rev counts once; each representation it names
- * counts once, when first named (in revision order), and gets one
- * reference per naming node-rev.  On-disk sizes: a node-rev's record
- * length, a rep's data length plus its header line and "ENDREP\n".
+ * What is counted and why is in doc/ioctls.md.  In short: with logical
+ * addressing every item of every rev / pack file, in file order (the P2L
+ * index); with physical addressing the node-revs each revision created,
+ * found by walking its tree from the root into entries of the same
+ * revision.  Each node-rev counts once; each representation counts once,
+ * when first named, and gets one reference per naming node-rev.
  *
  * The result crosses the module boundary: its layout is the one svnfsfs
  * was compiled with (upstream's private header svn_fs_fs_private.h, part
  * of our ABI), mirrored by the abi_* structs below.  Numbers follow what
- * the stock module reports on the same repository (compared by
- * tests/integration/test_svnfsfs.py).  Reps no node-rev names (left by
- * an aborted rep-sharing decision) are not seen by the tree walk; the
- * "unused" histogram stays empty.
+ * the stock module reports on the same repository, quirks included
+ * (compared by tests/integration/test_svnfsfs.py).  The "unused reps"
+ * histogram, which the tool does not print, stays empty.
  */
 #include <string.h>
 #include <apr_strings.h>
