@@ -23,6 +23,7 @@
 #include "svn_path.h"
 #include "svn_pools.h"
 
+#include "corrupt.h"
 #include "index.h"
 #include "node.h"
 #include "noderev_codec.h"
@@ -132,6 +133,9 @@ typedef struct abi_stats_output_t
 } abi_stats_output_t;
 
 #define IOCTL_GET_STATS 1000
+
+/* Longest node-rev item read (as node.c allows for a record). */
+#define NODEREV_ITEM_MAX (16 * 1024 * 1024)
 
 /* How many of the largest reps the result lists. */
 #define LARGEST_COUNT 64
@@ -544,15 +548,22 @@ walk_file(walk_t *w, svn_revnum_t rev, apr_pool_t *scratch_pool)
         }
       else if (e->type == SVN_FS_FS__ITEM_TYPE_NODEREV)
         {
+          const char *where = apr_psprintf(iterpool, "node-rev at offset %"
+                                           APR_OFF_T_FMT " of r%ld's file",
+                                           e->offset, rev);
+
+          /* The index says how much to read: bound it before trusting
+             it with an allocation. */
+          if (e->size > NODEREV_ITEM_MAX)
+            return svn_fs_fs__corrupt("NODEREV-1", where,
+                                      "Node-rev item of %" APR_OFF_T_FMT
+                                      " bytes", e->size);
           data = apr_palloc(iterpool, (apr_size_t)e->size);
           SVN_ERR(svn_fs_fs__revfile_read(data, (apr_size_t)e->size, file,
                                           e->offset));
-          SVN_ERR(svn_fs_fs__noderev_parse(
-                    &noderev, data, (apr_size_t)e->size,
-                    apr_psprintf(iterpool, "node-rev at offset %"
-                                 APR_OFF_T_FMT " of r%ld's file", e->offset,
-                                 rev),
-                    iterpool, iterpool));
+          SVN_ERR(svn_fs_fs__noderev_parse(&noderev, data,
+                                           (apr_size_t)e->size, where,
+                                           iterpool, iterpool));
           SVN_ERR(count_noderev(w, noderev, e->size, iterpool));
         }
     }
