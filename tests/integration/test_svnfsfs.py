@@ -101,7 +101,6 @@ class SvnfsfsTests(unittest.TestCase):
         self.rep_cache_as_stock(8)
 
 
-
 # ---- svnfsfs stats ----------------------------------------------------------
 
 RANKING = re.compile(r"^(.*?) +([\d,]+) \(([ \d]+)%\) (representations|bytes)$")
@@ -261,9 +260,8 @@ def make_quirks_repo(name, fmt, physical):
         raise T.SetupError("stock load of the quirks dump: " + T.describe(p))
     with open(fmt_file) as f:
         head = f.read()
-    want = "%d\n" % fmt
-    if not head.startswith(want) or ("physical" in head) != physical \
-       and fmt > 6:
+    logical = "addressing logical" in head
+    if not head.startswith("%d\n" % fmt) or logical == physical:
         raise T.SetupError("unexpected db/format %r for %s" % (head, name))
     return path
 
