@@ -8,8 +8,9 @@
   the stock-made reference repositories of the generated history (all
   seven variants) and of maven-small (when present), on a small history
   made for the report's corner cases in formats 6, 7 and 8, physically
-  and logically addressed, packed and not, on empty repositories and on
-  a repository our module wrote.
+  and logically addressed, packed and not (and in the old formats 2 and
+  4; 1 and 3 under FSFS7_SLOW), on empty repositories and on a
+  repository our module wrote.
 
 Stock's report is not quite deterministic: extensions that tie in a
 ranking come in the order of a hash with a random seed, so which of them
@@ -267,6 +268,7 @@ def make_quirks_repo(name, fmt, physical):
 
 
 QUIRKS = None
+OLD_COMPAT = {1: "1.3", 2: "1.4", 3: "1.5", 4: "1.6"}
 
 
 class SvnfsfsStats(unittest.TestCase):
@@ -323,6 +325,26 @@ class SvnfsfsStats(unittest.TestCase):
 
     def test_stats_quirks_f8_physical(self):
         self.check_quirks(8, True)
+
+    def test_stats_quirks_old_formats(self):
+        """Formats 2 (linear layout) and 4 (sharded, packs revisions
+        only); FSFS7_SLOW adds 1 and 3.  Stock packs none of 1-3."""
+        global QUIRKS
+        if QUIRKS is None:
+            QUIRKS = gen_quirks_dump()
+        for fmt in (1, 2, 3, 4) if T.SLOW else (2, 4):
+            with self.subTest(fmt=fmt):
+                path = S.path("quirks-old-f%d" % fmt)
+                T.stock_ok("svnadmin", "create", "--compatible-version",
+                           OLD_COMPAT[fmt], path)
+                p = T.run(["svnadmin", "load", "-q", path], input=QUIRKS)
+                if p.returncode != 0:
+                    raise T.SetupError("stock load: " + T.describe(p))
+                self.assertSameStats(path)
+                if fmt == 4:
+                    packed = S.copy_repo(path, "quirks-old-f4-packed")
+                    T.stock_ok("svnadmin", "pack", "-q", packed)
+                    self.assertSameStats(packed)
 
     def test_stats_empty(self):
         for fmt in (6, 7, 8):
