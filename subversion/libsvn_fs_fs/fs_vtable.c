@@ -308,6 +308,10 @@ fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
   SVN_ERR(svn_fs__check_fs(fs, TRUE));
   SVN_ERR(svn_fs_fs__index_ioctl(&handled, fs, ctlcode, input, cancel_func,
                                  cancel_baton, scratch_pool));
+  if (!handled)
+    SVN_ERR(svn_fs_fs__stats_ioctl(&handled, fs, ctlcode, input, output_p,
+                                   cancel_func, cancel_baton, result_pool,
+                                   scratch_pool));
   if (handled)
     return SVN_NO_ERROR;
   return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,

@@ -40,15 +40,27 @@ db_userdata_key(svn_fs_t *fs, apr_pool_t *pool)
 }
 
 /* The schema stock writes (RCACHE-1), verbatim, so that either module
-   can use a rep-cache.db the other created. */
-#define SCHEMA_SQL \
+   can use a rep-cache.db the other created.  Format 8 repositories get
+   the rowid-less table and schema version 2; older formats version 1,
+   which the 1.8/1.9 releases they stay compatible with can read. */
+#define SCHEMA_COLUMNS_SQL \
   "CREATE TABLE IF NOT EXISTS rep_cache (" \
   "   hash TEXT NOT NULL PRIMARY KEY," \
   "   revision INTEGER NOT NULL," \
   "   offset INTEGER NOT NULL," \
   "   size INTEGER NOT NULL," \
   "   expanded_size INTEGER NOT NULL" \
-  "   ); PRAGMA user_version = 1;"
+  "   )"
+#define SCHEMA_V1_SQL SCHEMA_COLUMNS_SQL "; PRAGMA user_version = 1;"
+#define SCHEMA_V2_SQL SCHEMA_COLUMNS_SQL \
+  " WITHOUT ROWID; PRAGMA user_version = 2;"
+
+/* The schema a new rep-cache.db of FS gets. */
+static const char *
+schema_sql(svn_fs_t *fs)
+{
+  return SVN_FS_FS__DATA(fs)->format >= 8 ? SCHEMA_V2_SQL : SCHEMA_V1_SQL;
+}
 
 /* SQLite error RC on DB as the svn error stock gives for it: the codes
    callers test for (a busy or read-only database, a constraint) keep
@@ -137,7 +149,7 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(*db, "PRAGMA synchronous = OFF", NULL, NULL, NULL);
   if (rc == SQLITE_OK && kind != svn_node_file)
-    rc = sqlite3_exec(*db, SCHEMA_SQL, NULL, NULL, NULL);
+    rc = sqlite3_exec(*db, schema_sql(fs), NULL, NULL, NULL);
   if (rc != SQLITE_OK)
     {
       svn_error_t *err = sqlite_error(rc, *db, path);
@@ -289,13 +301,17 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
   sqlite3 *db;
   int rc;
 
-  if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed || reps->nelts == 0)
+  if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed)
     return SVN_NO_ERROR;
+  /* Stock creates the database at every commit, also one without a rep
+     to record (a first commit that only adds a directory). */
   SVN_ERR(open_db(&db, fs, TRUE, scratch_pool));
+  if (reps->nelts == 0)
+    return SVN_NO_ERROR;
   /* The connection may have been opened by a lookup before the table
      existed. */
-  rc = has_table(db) ? SQLITE_OK : sqlite3_exec(db, SCHEMA_SQL, NULL, NULL,
-                                                NULL);
+  rc = has_table(db) ? SQLITE_OK : sqlite3_exec(db, schema_sql(fs), NULL,
+                                                NULL, NULL);
   if (rc == SQLITE_OK)
     rc = insert_all(db, reps, scratch_pool);
   if (rc != SQLITE_OK)

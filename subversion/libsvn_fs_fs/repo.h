@@ -95,6 +95,17 @@ svn_fs_fs__index_ioctl(svn_boolean_t *handled, svn_fs_t *fs,
                        svn_cancel_func_t cancel_func, void *cancel_baton,
                        apr_pool_t *scratch_pool);
 
+/* fs_ioctl's statistics code (repo_stats.c): `svnfsfs stats`
+   (fsfs:1000), INPUT and *OUTPUT_P (in RESULT_POOL) in the layout of
+   upstream's svn_fs_fs_private.h.  *HANDLED is FALSE for any other code
+   (nothing done). */
+svn_error_t *
+svn_fs_fs__stats_ioctl(svn_boolean_t *handled, svn_fs_t *fs,
+                       svn_fs_ioctl_code_t ctlcode, void *input,
+                       void **output_p, svn_cancel_func_t cancel_func,
+                       void *cancel_baton, apr_pool_t *result_pool,
+                       apr_pool_t *scratch_pool);
+
 /* Fill the svn_fs_fsfs_info_t of FS. */
 svn_error_t *
 svn_fs_fs__info_fsap(const void **fsap_info, svn_fs_t *fs,
