@@ -181,7 +181,9 @@ def damage(kind, v, repo, rng):
             root = int(data.rstrip(b"\n").rsplit(b"\n", 1)[1].split()[0])
         else:
             root = data.find(b"id: 0.0.r%d/" % rev)
-        n = min(512, len(data) - root)
+        # the node-rev header only (it ends with an empty line), so that
+        # small revisions keep their footer / trailer
+        n = min(512, data.find(b"\n\n", root) + 1 - root)
         data[root:root + n] = bytes(n)
         open(path, "wb").write(data)
         return "root r%d at %d" % (rev, root), rng.randrange(REVS + 1)
