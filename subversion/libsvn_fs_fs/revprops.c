@@ -546,24 +546,21 @@ pack_candidates(svn_fs_fs__revprop_manifest_entry_t *own,
   *own_err = svn_fs_fs__revprop_manifest_get(
                own, manifest, rev,
                svn_dirent_local_style(slot->held.path, scratch_pool));
-  if (*own_err)
-    {
-      /* A pack holds a run of revisions and says which (RPPACK-5), so a
-         readable line next to the damaged one leads to REV's pack
-         whenever REV is not alone in it. */
-      for (r = rev - 1; r >= manifest->first_rev; r--)
-        if (line_readable(&others[*n_others], manifest, r))
-          {
-            ++*n_others;
-            break;
-          }
-      for (r = rev + 1; r < manifest->first_rev + manifest->count; r++)
-        if (line_readable(&others[*n_others], manifest, r))
-          {
-            ++*n_others;
-            break;
-          }
-    }
+  /* A pack holds a run of revisions and says which (RPPACK-5), so a
+     readable line next to a damaged one leads to REV's pack whenever REV
+     is not alone in it. */
+  for (r = rev - 1; r >= manifest->first_rev; r--)
+    if (line_readable(&others[*n_others], manifest, r))
+      {
+        ++*n_others;
+        break;
+      }
+  for (r = rev + 1; r < manifest->first_rev + manifest->count; r++)
+    if (line_readable(&others[*n_others], manifest, r))
+      {
+        ++*n_others;
+        break;
+      }
   slot_release(slot, size);
   return SVN_NO_ERROR;
 }
@@ -622,7 +619,7 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
 {
   svn_fs_fs__revprop_manifest_entry_t own, others[2];
   svn_error_t *own_err, *not_held;
-  svn_boolean_t missing;
+  svn_boolean_t missing, own_ok;
   int n_others, k;
 
   *dump = NULL;
@@ -630,17 +627,27 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
                           rev, scratch_pool));
   if (missing)
     return SVN_NO_ERROR;
-  if (!own_err)
+  own_ok = own_err == SVN_NO_ERROR;
+  if (own_ok)
     {
       SVN_ERR(read_from_pack(dump, where, &not_held, fs, rev, &own,
                              neighbours, result_pool, scratch_pool));
-      return svn_error_trace(not_held);
+      if (*dump)
+        return SVN_NO_ERROR;
+      /* REV's pack is missing (a concurrent rewrite, or a damaged line
+         naming a file that never was) or does not hold REV. */
+      own_err = not_held;
     }
   for (k = 0; k < n_others && *dump == NULL; k++)
     {
-      svn_error_t *err = read_from_pack(dump, where, &not_held, fs, rev,
-                                        &others[k], neighbours, result_pool,
-                                        scratch_pool);
+      svn_error_t *err;
+
+      /* The same pack again tells nothing new. */
+      if (own_ok && others[k].start_rev == own.start_rev
+          && others[k].counter == own.counter)
+        continue;
+      err = read_from_pack(dump, where, &not_held, fs, rev, &others[k],
+                           neighbours, result_pool, scratch_pool);
       /* A neighbour's pack that does not help leaves REV's own error. */
       svn_error_clear(not_held);
       if (err)
@@ -654,6 +661,8 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
       svn_error_clear(own_err);
       return SVN_NO_ERROR;
     }
+  /* No error at all: REV's own pack is missing; the caller refreshes the
+     pack boundary and tries again (REVPROP-4). */
   return svn_error_trace(own_err);
 }
 
@@ -846,17 +855,19 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
 
 /* Verify's check of a packed REV's manifest line: readers can do
    without it when a neighbouring line leads to REV's pack (read_packed),
-   verify reports it (RPPACK-1, RPPACK-2), and wants the order of the
-   lines to hold between REV - 1 and REV (RPPACK-3). */
+   verify reports it (RPPACK-1, RPPACK-2: also when it names a pack that
+   does not exist or does not hold REV), and wants the order of the lines
+   to hold between REV - 1 and REV (RPPACK-3). */
 static svn_error_t *
 verify_manifest_line(svn_fs_t *fs, svn_revnum_t rev,
                      apr_pool_t *scratch_pool)
 {
   svn_fs_fs__revprop_manifest_entry_t entry;
-  const char *where;
+  const char *where, *dump_where;
+  svn_string_t *dump;
   slot_t *slot;
   apr_size_t size;
-  svn_error_t *err;
+  svn_error_t *err, *not_held;
 
   if (!revprops_packed(fs, rev))
     return SVN_NO_ERROR;
@@ -869,7 +880,19 @@ verify_manifest_line(svn_fs_t *fs, svn_revnum_t rev,
     err = svn_fs_fs__revprop_manifest_check_order(&slot->manifest, rev,
                                                   where);
   slot_release(slot, size);
-  return svn_error_trace(err);
+  SVN_ERR(err);
+
+  /* The pack the line names must exist and hold REV (RPPACK-2). */
+  SVN_ERR(read_from_pack(&dump, &dump_where, &not_held, fs, rev, &entry,
+                         FALSE, scratch_pool, scratch_pool));
+  if (dump == NULL && not_held == SVN_NO_ERROR)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-2", where,
+                                   "Manifest names pack %s for r%ld, which "
+                                   "does not exist",
+                                   svn_fs_fs__revprop_pack_name(
+                                     &entry, scratch_pool), rev);
+  return svn_error_trace(not_held);
 }
 
 svn_error_t *

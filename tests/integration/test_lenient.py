@@ -118,7 +118,7 @@ def rp_manifest(shard):
 class RevpropManifest(unittest.TestCase):
     """A damaged line of a packed revprop shard's manifest (RPPACK-1)."""
 
-    def check(self, v, fn, broken_rev):
+    def check(self, v, fn, broken_rev, rule=b"RPPACK-1"):
         repos = pair(v, "rpman")
         damage(repos, rp_manifest(1), fn)
         # Every revision's revprops are still served, also alone.
@@ -145,13 +145,19 @@ class RevpropManifest(unittest.TestCase):
         p = T.ours("svnadmin", "verify", "-q", repos[1])
         self.assertNotEqual(p.returncode, 0)
         self.assertIn(b"E160064", p.stderr)
-        self.assertRegex(p.stderr, rb"r%d .*RPPACK-1" % broken_rev)
+        self.assertRegex(p.stderr, rb"r%d[ ,].*%s" % (broken_rev, rule))
 
     def test_lenient_revprop_manifest_bad_line(self):
         # "4.0" -> "4*0" on r5's line: stock cannot open a pack "4*0".
         for v in ("f6p", "f7p"):
             self.check(v, lambda d: change_line(
                 d, 1, lambda l: l.replace(b".", b"*")), 5)
+
+    def test_lenient_revprop_manifest_missing_pack(self):
+        # "4.0" -> "4.7" on r5's line: a pack that does not exist.
+        for v in ("f6p", "f7p"):
+            self.check(v, lambda d: change_line(
+                d, 1, lambda l: l.replace(b".0", b".7")), 5, b"RPPACK-2")
 
     def test_lenient_revprop_manifest_merged_lines(self):
         # The LF ending r5's line damaged: r5's line is malformed, the
