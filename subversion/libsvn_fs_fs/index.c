@@ -734,7 +734,8 @@ physical_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
   svn_error_clear(err);
   return svn_error_trace(svn_fs_fs__manifest_bounds(
            start, end, manifest, count, (int)rel, rev_file->start_revision,
-           rev_file->file_size, svn_fs_fs__path_rev_packed(fs, rev_file->start_revision,
+           rev_file->file_size,
+           svn_fs_fs__path_rev_packed(fs, rev_file->start_revision,
                                       "manifest", scratch_pool)));
 }
 
