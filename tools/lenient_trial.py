@@ -18,6 +18,7 @@ Per-trial rows go to a TSV.
 
     tools/lenient_trial.py --module DIR [--trials 50] [--seed 1]
                            [--classes rpman,root,trunc,zero,flip]
+                           (also: rppack, a byte of a revprop pack file)
                            [--work /tmp/lenient] [--tsv out.tsv]
 """
 
@@ -171,6 +172,20 @@ def damage(kind, v, repo, rng):
         open(path, "wb").write(data)
         return "rpman shard %d byte %d" % (shard, i), rng.randrange(
             max(1, shard * SHARD), (shard + 1) * SHARD)
+    if kind == "rppack":
+        if not packed:
+            return None
+        shard = rng.randrange(shards)
+        d = os.path.join(repo, "db", "revprops", "%d.pack" % shard)
+        path = os.path.join(d, rng.choice(sorted(
+            n for n in os.listdir(d) if n != "manifest")))
+        data = bytearray(open(path, "rb").read())
+        i = rng.randrange(len(data))
+        data[i] ^= 1 << rng.randrange(8)
+        os.chmod(path, 0o644)
+        open(path, "wb").write(data)
+        return "rppack %s byte %d" % (os.path.relpath(path, repo), i), \
+            rng.randrange(max(1, shard * SHARD), (shard + 1) * SHARD)
     if kind == "root":
         if packed:
             return None
@@ -238,7 +253,8 @@ def main():
     for kind in a.classes.split(","):
         rng = random.Random("%s-%d" % (kind, a.seed))
         variants = [v for v in VARIANTS
-                    if not (kind == "rpman" and not VARIANTS[v][1])
+                    if not (kind in ("rpman", "rppack")
+                            and not VARIANTS[v][1])
                     and not (kind == "root" and VARIANTS[v][1])]
         for t in range(a.trials):
             v = variants[t % len(variants)]
