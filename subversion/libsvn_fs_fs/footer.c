@@ -6,6 +6,7 @@
  * else, since a damaged end of file is the first thing a crash or a
  * truncated copy leaves behind.
  */
+#include <string.h>
 #include <apr_strings.h>
 
 #include "corrupt.h"
@@ -183,23 +184,52 @@ svn_fs_fs__manifest_parse(apr_off_t **offsets, const char *data,
                                  (expected_count + 1) * sizeof(*result));
   int k;
 
-  for (k = 0; k < expected_count; k++)
+  for (k = 0; k < expected_count && p < end; k++)
     {
-      if (!parse_decimal(&result[k], &p, end, '\n') || !expect(&p, end, '\n'))
-        return svn_fs_fs__corrupt("MANIFEST-1", where,
-                                  "Manifest line %d is malformed", k + 1);
-      /* MANIFEST-2: starts at 0, strictly increasing, inside the pack. */
-      if ((k == 0 ? result[k] != 0 : result[k] <= result[k - 1])
-          || result[k] >= pack_size)
-        return svn_fs_fs__corrupt("MANIFEST-2", where,
-                 "Manifest offset %" APR_OFF_T_FMT " of line %d is out of "
-                 "order or beyond the pack file", result[k], k + 1);
+      const char *lf = memchr(p, '\n', end - p);
+      const char *line_end = lf ? lf : end;
+      const char *q = p;
+
+      /* MANIFEST-1 for this line only; svn_fs_fs__manifest_bounds
+         reports it to the revisions that need it. */
+      if (!lf || !parse_decimal(&result[k], &q, end, '\n') || q != line_end)
+        result[k] = -1;
+      p = lf ? lf + 1 : end;
     }
-  if (p != end)
+  if (k < expected_count || p != end)
     return svn_fs_fs__corrupt("MANIFEST-1", where,
-                              "Manifest has more than %d lines",
+                              "Manifest does not have exactly %d lines",
                               expected_count);
   result[expected_count] = pack_size;
   *offsets = result;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__manifest_bounds(apr_off_t *start, apr_off_t *end,
+                           const apr_off_t *offsets, int count, int index,
+                           svn_revnum_t shard_start, apr_off_t file_size,
+                           const char *where)
+{
+  int k;
+
+  /* This revision's line and the next one (its end). */
+  for (k = index; k <= index + 1 && k < count; k++)
+    if (offsets[k] < 0)
+      return svn_fs_fs__corrupt("MANIFEST-1", where,
+                                "Manifest line %d (bounds of r%ld) is "
+                                "malformed", k + 1, shard_start + index);
+  *start = offsets[index];
+  *end = index + 1 < count ? offsets[index + 1] : file_size;
+  if ((index == 0 && *start != 0) || *start >= *end)
+    return svn_fs_fs__corrupt("MANIFEST-2", where,
+             "Manifest gives r%ld the bytes %" APR_OFF_T_FMT " to %"
+             APR_OFF_T_FMT " (lines %d and %d): out of order",
+             shard_start + index, *start, *end, index + 1, index + 2);
+  if (*end > file_size)
+    return svn_fs_fs__corrupt("MANIFEST-2", where,
+             "Manifest says r%ld ends at %" APR_OFF_T_FMT ", beyond the "
+             "pack file's %" APR_OFF_T_FMT " bytes", shard_start + index,
+             *end, file_size);
   return SVN_NO_ERROR;
 }

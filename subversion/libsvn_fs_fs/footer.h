@@ -51,14 +51,31 @@ svn_fs_fs__trailer_parse(apr_off_t *root_offset, apr_off_t *changes_offset,
                          const char *tail, apr_size_t len, apr_off_t rev_len,
                          const char *where);
 
-/* Parse a pack manifest of LEN bytes at DATA: exactly EXPECTED_COUNT
-   offsets (the shard size), strictly increasing from 0 and all below
-   PACK_SIZE (MANIFEST-1..MANIFEST-2).  *OFFSETS is allocated in
-   RESULT_POOL with EXPECTED_COUNT elements. */
+/* Parse a pack manifest of LEN bytes at DATA into *OFFSETS (allocated
+   in RESULT_POOL): EXPECTED_COUNT offsets (the shard size), then
+   PACK_SIZE.  Only the number of lines is checked here (MANIFEST-1: with
+   a line too many or too few, no line can be trusted to belong to its
+   revision); a line that is not a decimal number gets the offset -1, and
+   the order and bounds are left to svn_fs_fs__manifest_bounds, so that a
+   damaged line or a truncated pack file costs only the revisions whose
+   bytes they concern. */
 svn_error_t *
 svn_fs_fs__manifest_parse(apr_off_t **offsets, const char *data,
                           apr_size_t len, int expected_count,
                           apr_off_t pack_size, const char *where,
                           apr_pool_t *result_pool);
+
+/* The bytes [*START, *END) of revision INDEX (0-based in the shard, which
+   starts with revision SHARD_START; for messages) of a pack file of
+   FILE_SIZE bytes, from the COUNT + 1 OFFSETS made by
+   svn_fs_fs__manifest_parse.  Checks what this revision needs of the
+   manifest: its line and the next one are numbers (MANIFEST-1), the
+   first revision starts at 0, it starts before it ends and ends inside
+   the pack file (MANIFEST-2).  WHERE names the manifest in errors. */
+svn_error_t *
+svn_fs_fs__manifest_bounds(apr_off_t *start, apr_off_t *end,
+                           const apr_off_t *offsets, int count, int index,
+                           svn_revnum_t shard_start, apr_off_t file_size,
+                           const char *where);
 
 #endif

@@ -711,6 +711,7 @@ physical_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
   const apr_off_t *manifest;
   int count;
   svn_revnum_t rel = revision - rev_file->start_revision;
+  svn_error_t *err;
 
   if (!rev_file->is_packed)
     {
@@ -722,9 +723,20 @@ physical_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__revfile_manifest(&manifest, &count, rev_file,
                                       scratch_pool));
   SVN_ERR_ASSERT(rel >= 0 && rel < count);
-  *start = manifest[rel];
-  *end = manifest[rel + 1];
-  return SVN_NO_ERROR;
+  /* Checked per revision: what is wrong with another revision's line,
+     or with bytes past this revision's end, is not this one's error. */
+  err = svn_fs_fs__manifest_bounds(start, end, manifest, count, (int)rel,
+                                   rev_file->start_revision,
+                                   rev_file->file_size, NULL);
+  if (err == SVN_NO_ERROR)
+    return SVN_NO_ERROR;
+  /* Name the file only when it is needed: this runs for every item. */
+  svn_error_clear(err);
+  return svn_error_trace(svn_fs_fs__manifest_bounds(
+           start, end, manifest, count, (int)rel, rev_file->start_revision,
+           rev_file->file_size,
+           svn_fs_fs__path_rev_packed(fs, rev_file->start_revision,
+                                      "manifest", scratch_pool)));
 }
 
 static svn_error_t *

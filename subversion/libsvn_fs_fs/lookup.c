@@ -139,6 +139,40 @@ push_step(svn_fs_fs__path_step_t *parent, const char *path, const char *name,
   return step;
 }
 
+svn_error_t *
+svn_fs_fs__root_noderev(const svn_fs_fs__noderev_t **noderev,
+                        svn_fs_root_t *root)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  const svn_fs_fs__id_t *root_id;
+  svn_fs_fs__noderev_t *read;
+  apr_pool_t *scratch_pool;
+  svn_error_t *err;
+
+  if (rd->root_noderev)
+    {
+      *noderev = rd->root_noderev;
+      return SVN_NO_ERROR;
+    }
+  /* The ID and node-rev go to ROOT's pool; a failure leaves only what
+     the scratch pool holds behind. */
+  scratch_pool = svn_pool_create(root->pool);
+  err = svn_fs_fs__rev_root_id(&root_id, rd->fs, rd->rev, scratch_pool,
+                               scratch_pool);
+  if (!err)
+    err = svn_fs_fs__get_noderev(&read, rd->fs, root_id, root->pool,
+                                 scratch_pool);
+  if (!err && read->kind != svn_node_dir)
+    err = svn_fs_fs__corrupt("TREE-1", apr_psprintf(scratch_pool, "r%ld",
+                                                    rd->rev),
+                             "Root node is not a directory");
+  svn_pool_destroy(scratch_pool);
+  SVN_ERR(err);
+  rd->root_noderev = read;
+  *noderev = read;
+  return SVN_NO_ERROR;
+}
+
 /* The root directory node-rev of ROOT.  A transaction's root is reread
    on every lookup (into POOL): another svn_fs_t may have made it mutable
    or merged it since the last one. */
@@ -151,10 +185,7 @@ root_node(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
   svn_fs_fs__noderev_t *fresh;
 
   if (!rd->in_txn)
-    {
-      *noderev = rd->root_noderev;
-      return SVN_NO_ERROR;
-    }
+    return svn_error_trace(svn_fs_fs__root_noderev(noderev, root));
   SVN_ERR(svn_fs_fs__get_noderev(&fresh, rd->fs,
                                  svn_fs_fs__id_create_txn(&zero, &zero,
                                                           &rd->txn_id, pool),

@@ -30,8 +30,10 @@ typedef struct svn_fs_fs__root_data_t
   svn_boolean_t in_txn;
   svn_fs_fs__txn_id_t txn_id;
 
-  /* Root directory node-rev of REV, allocated in the root's pool; NULL
-     for transaction roots. */
+  /* Root directory node-rev of REV, allocated in the root's pool when
+     first needed (svn_fs_fs__root_noderev); NULL until then and for
+     transaction roots.  Opening a root reads nothing of it: 'svn log -v'
+     opens roots only to read changed-path lists. */
   const svn_fs_fs__noderev_t *root_noderev;
 
   /* Path -> svn_fs_fs__noderev_t * lookup cache in two generations:
@@ -59,6 +61,13 @@ typedef struct svn_fs_fs__path_step_t
 /* Our private data of ROOT. */
 #define SVN_FS_FS__ROOT_DATA(root) \
   ((svn_fs_fs__root_data_t *)(root)->fsap_data)
+
+/* The root directory node-rev of revision root ROOT in *NODEREV: read
+   and checked (TREE-1) on first use, kept in ROOT's pool from then on.
+   A failed read is not kept: the next call reports it again. */
+svn_error_t *
+svn_fs_fs__root_noderev(const svn_fs_fs__noderev_t **noderev,
+                        svn_fs_root_t *root);
 
 /* The node-rev at PATH (any form svn_fs__canonicalize_abspath accepts)
    in ROOT.  Errors are those of the stock module: SVN_ERR_FS_NOT_FOUND

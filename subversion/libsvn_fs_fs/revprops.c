@@ -14,8 +14,15 @@
  *         cache_pack_neighbours       (not under REFRESH)
  *     parse_dump                    hashdump_parse
  *
- * svn_fs_fs__verify_revprops: read_revprops + parse_dump, no cache, and
- * svn:date must parse (REVPROP-5).
+ * svn_fs_fs__verify_revprops: read_revprops + parse_dump, no cache, the
+ * revision's manifest line sound and in order with the one before
+ * (RPPACK-1..3), and svn:date must parse (REVPROP-5).
+ *
+ * A manifest is split into lines when read but each reader parses only
+ * the line of its own revision, and does without it when a neighbour's
+ * line leads to the same pack: one damaged line costs at most its own
+ * revision, never the shard (doc/format/revprops.md, "What a reader
+ * needs").
  *
  * Write path (caller holds the write lock):
  *
@@ -143,8 +150,9 @@ typedef struct slot_t
   apr_uint64_t last_use;
   apr_pool_t *pool;             /* HELD, the parse; cleared on eviction */
 
-  /* Manifest slots */
-  apr_array_header_t *entries;
+  /* Manifest slots: the text, split into lines but not parsed (each
+     reader parses only the line of its revision). */
+  svn_fs_fs__revprop_manifest_t manifest;
 
   /* Pack slots: which file and its parsed container. */
   svn_fs_fs__revprop_manifest_entry_t name;
@@ -216,38 +224,14 @@ make_key(svn_fs_fs__pair_cache_key_t *key, svn_fs_t *fs, svn_revnum_t rev)
 /* ------------------------------------------------------------------ */
 /* Packed shards                                                       */
 
-/* The parsed manifest of REV's shard, or NULL if it is missing. */
+/* The text of the manifest of REV's shard in *TEXT (NULL if it is
+   missing) and its path in *PATH, both in RESULT_POOL. */
 static svn_error_t *
-read_manifest(apr_array_header_t **entries, svn_fs_t *fs, svn_revnum_t rev,
-              apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+read_manifest_text(svn_stringbuf_t **text, const char **path, svn_fs_t *fs,
+                   svn_revnum_t rev, apr_pool_t *result_pool)
 {
-  const char *path = pack_file_path(fs, rev, "manifest", scratch_pool);
-  svn_stringbuf_t *text;
-
-  *entries = NULL;
-  SVN_ERR(read_if_exists(&text, path, scratch_pool));
-  if (text == NULL)
-    return SVN_NO_ERROR;
-  return svn_error_trace(svn_fs_fs__revprop_manifest_parse(
-           entries, text->data, text->len, manifest_first_rev(fs, rev),
-           svn_dirent_local_style(path, scratch_pool), result_pool));
-}
-
-/* The manifest entry of REV in ENTRIES. */
-static svn_error_t *
-manifest_entry(const svn_fs_fs__revprop_manifest_entry_t **entry,
-               const apr_array_header_t *entries, svn_fs_t *fs,
-               svn_revnum_t rev)
-{
-  svn_revnum_t index = rev - manifest_first_rev(fs, rev);
-
-  if (index < 0 || index >= entries->nelts)
-    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
-                                   "RPPACK-1", NULL,
-                                   "Revprop manifest has no entry for r%ld",
-                                   rev);
-  *entry = &APR_ARRAY_IDX(entries, index, svn_fs_fs__revprop_manifest_entry_t);
-  return SVN_NO_ERROR;
+  *path = pack_file_path(fs, rev, "manifest", result_pool);
+  return svn_error_trace(read_if_exists(text, *path, result_pool));
 }
 
 /* Read, unwrap and parse pack file NAME of REV's shard into *PACK, whose
@@ -323,7 +307,6 @@ slot_clear(slot_t *slot)
     svn_pool_clear(slot->pool);
   slot->shard_start = SVN_INVALID_REVNUM;
   slot->held.file = NULL;
-  slot->entries = NULL;
 }
 
 /* Done with SLOT for now: drop it if it is too large to keep. */
@@ -415,8 +398,10 @@ manifest_matches(const slot_t *slot, const void *baton)
   return slot->shard_start == *(const svn_revnum_t *)baton;
 }
 
-/* The parsed manifest of REV's shard in *SLOT, or *SLOT NULL if it is
-   missing; give the slot back with slot_release(). */
+/* The manifest of REV's shard, split into lines, in *SLOT, or *SLOT NULL
+   if it is missing; give the slot back with slot_release().  Nothing of
+   its content is checked here: a damaged line is the error of its own
+   revision only (svn_fs_fs__revprop_manifest_get). */
 static svn_error_t *
 get_manifest(slot_t **result, apr_size_t *size, svn_fs_t *fs,
              svn_revnum_t rev, apr_pool_t *scratch_pool)
@@ -428,7 +413,6 @@ get_manifest(slot_t **result, apr_size_t *size, svn_fs_t *fs,
                            manifest_matches, &start, scratch_pool);
   svn_stringbuf_t *text;
   const char *path;
-  svn_error_t *err;
 
   *result = NULL;
   *size = 0;
@@ -444,14 +428,9 @@ get_manifest(slot_t **result, apr_size_t *size, svn_fs_t *fs,
       slot_clear(slot);
       return SVN_NO_ERROR;
     }
-  err = svn_fs_fs__revprop_manifest_parse(
-          &slot->entries, text->data, text->len, manifest_first_rev(fs, rev),
-          svn_dirent_local_style(path, scratch_pool), slot->pool);
-  if (err)
-    {
-      slot_clear(slot);
-      return svn_error_trace(err);
-    }
+  svn_fs_fs__revprop_manifest_index(
+    &slot->manifest, apr_pmemdup(slot->pool, text->data, text->len),
+    text->len, manifest_first_rev(fs, rev), slot->pool);
   slot->shard_start = start;
   *size = text->len;
   *result = slot;
@@ -532,41 +511,89 @@ get_pack(slot_t **result, apr_size_t *size, svn_fs_t *fs, svn_revnum_t rev,
   return SVN_NO_ERROR;
 }
 
-/* The hash dump of REV from its packed shard, in RESULT_POOL, and *WHERE
-   to name it in parse errors; *DUMP NULL if a file vanished.  With
-   NEIGHBOURS, cache the other revisions of the pack file too. */
-static svn_error_t *
-read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
-            svn_revnum_t rev, svn_boolean_t neighbours,
-            apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+/* TRUE, with *ENTRY filled, if the line of R in MANIFEST is readable. */
+static svn_boolean_t
+line_readable(svn_fs_fs__revprop_manifest_entry_t *entry,
+              const svn_fs_fs__revprop_manifest_t *manifest, svn_revnum_t r)
 {
-  const svn_fs_fs__revprop_manifest_entry_t *found;
-  svn_fs_fs__revprop_manifest_entry_t entry;
+  svn_error_t *err = svn_fs_fs__revprop_manifest_get(entry, manifest, r,
+                                                     NULL);
+  svn_error_clear(err);
+  return err == SVN_NO_ERROR;
+}
+
+/* Where REV's revprops may be, from the manifest of its shard: REV's own
+   line (*OWN, or *OWN_ERR if that line is damaged) and the nearest
+   readable lines before and after it (*OTHERS, *N_OTHERS of them).
+   *MISSING if there is no manifest. */
+static svn_error_t *
+pack_candidates(svn_fs_fs__revprop_manifest_entry_t *own,
+                svn_error_t **own_err,
+                svn_fs_fs__revprop_manifest_entry_t others[2], int *n_others,
+                svn_boolean_t *missing, svn_fs_t *fs, svn_revnum_t rev,
+                apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__revprop_manifest_t *manifest;
+  slot_t *slot;
+  apr_size_t size;
+  svn_revnum_t r;
+
+  *n_others = 0;
+  *own_err = SVN_NO_ERROR;
+  SVN_ERR(get_manifest(&slot, &size, fs, rev, scratch_pool));
+  *missing = slot == NULL;
+  if (slot == NULL)
+    return SVN_NO_ERROR;
+  manifest = &slot->manifest;
+  *own_err = svn_fs_fs__revprop_manifest_get(
+               own, manifest, rev,
+               svn_dirent_local_style(slot->held.path, scratch_pool));
+  /* A pack holds a run of revisions and says which (RPPACK-5), so a
+     readable line next to a damaged one leads to REV's pack whenever REV
+     is not alone in it. */
+  for (r = rev - 1; r >= manifest->first_rev; r--)
+    if (line_readable(&others[*n_others], manifest, r))
+      {
+        ++*n_others;
+        break;
+      }
+  for (r = rev + 1; r < manifest->first_rev + manifest->count; r++)
+    if (line_readable(&others[*n_others], manifest, r))
+      {
+        ++*n_others;
+        break;
+      }
+  slot_release(slot, size);
+  return SVN_NO_ERROR;
+}
+
+/* REV's dump from the pack file named ENTRY, in RESULT_POOL: *DUMP NULL
+   if that file is missing or does not hold REV (then *NOT_HELD says
+   which pack it was, for the error). */
+static svn_error_t *
+read_from_pack(svn_string_t **dump, const char **where,
+               svn_error_t **not_held, svn_fs_t *fs, svn_revnum_t rev,
+               const svn_fs_fs__revprop_manifest_entry_t *entry,
+               svn_boolean_t neighbours, apr_pool_t *result_pool,
+               apr_pool_t *scratch_pool)
+{
   const svn_fs_fs__revprop_pack_t *pack;
   slot_t *slot;
   apr_size_t size;
-  svn_error_t *err;
+  svn_error_t *err = SVN_NO_ERROR;
   int i;
 
   *dump = NULL;
-  SVN_ERR(get_manifest(&slot, &size, fs, rev, scratch_pool));
-  if (slot == NULL)
-    return SVN_NO_ERROR;
-  err = manifest_entry(&found, slot->entries, fs, rev);
-  if (!err)
-    entry = *found;
-  slot_release(slot, size);
-  SVN_ERR(err);
-
-  SVN_ERR(get_pack(&slot, &size, fs, rev, &entry, scratch_pool));
+  *not_held = SVN_NO_ERROR;
+  SVN_ERR(get_pack(&slot, &size, fs, rev, entry, scratch_pool));
   if (slot == NULL)
     return SVN_NO_ERROR;
   pack = &slot->pack;
   i = (int)(rev - pack->start_rev);
   if (i >= pack->count)
-    err = svn_fs_fs__corrupt("RPPACK-2", NULL,
-                             "Revprop pack r%ld+%d does not hold r%ld",
-                             pack->start_rev, pack->count, rev);
+    *not_held = svn_fs_fs__corrupt("RPPACK-2", NULL,
+                                   "Revprop pack r%ld+%d does not hold r%ld",
+                                   pack->start_rev, pack->count, rev);
   else
     {
       *dump = svn_string_ncreate(pack->body + pack->offsets[i],
@@ -577,6 +604,68 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
     }
   slot_release(slot, size);
   return svn_error_trace(err);
+}
+
+/* The hash dump of REV from its packed shard, in RESULT_POOL, and *WHERE
+   to name it in parse errors; *DUMP NULL if a file vanished.  With
+   NEIGHBOURS, cache the other revisions of the pack file too.
+
+   A reader needs REV's pack, not REV's manifest line: when that line is
+   damaged, the pack named by a readable neighbouring line serves if its
+   own header says it holds REV (RPPACK-5 ties name and content), and
+   only otherwise is the damaged line reported (RPPACK-1, RPPACK-2). */
+static svn_error_t *
+read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
+            svn_revnum_t rev, svn_boolean_t neighbours,
+            apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__revprop_manifest_entry_t own, others[2];
+  svn_error_t *own_err, *not_held;
+  svn_boolean_t missing, own_ok;
+  int n_others, k;
+
+  *dump = NULL;
+  SVN_ERR(pack_candidates(&own, &own_err, others, &n_others, &missing, fs,
+                          rev, scratch_pool));
+  if (missing)
+    return SVN_NO_ERROR;
+  own_ok = own_err == SVN_NO_ERROR;
+  if (own_ok)
+    {
+      SVN_ERR(read_from_pack(dump, where, &not_held, fs, rev, &own,
+                             neighbours, result_pool, scratch_pool));
+      if (*dump)
+        return SVN_NO_ERROR;
+      /* REV's pack is missing (a concurrent rewrite, or a damaged line
+         naming a file that never was) or does not hold REV. */
+      own_err = not_held;
+    }
+  for (k = 0; k < n_others && *dump == NULL; k++)
+    {
+      svn_error_t *err;
+
+      /* The same pack again tells nothing new. */
+      if (own_ok && others[k].start_rev == own.start_rev
+          && others[k].counter == own.counter)
+        continue;
+      err = read_from_pack(dump, where, &not_held, fs, rev, &others[k],
+                           neighbours, result_pool, scratch_pool);
+      /* A neighbour's pack that does not help leaves REV's own error. */
+      svn_error_clear(not_held);
+      if (err)
+        {
+          svn_error_clear(err);
+          *dump = NULL;
+        }
+    }
+  if (*dump)
+    {
+      svn_error_clear(own_err);
+      return SVN_NO_ERROR;
+    }
+  /* No error at all: REV's own pack is missing; the caller refreshes the
+     pack boundary and tries again (REVPROP-4). */
+  return svn_error_trace(own_err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -766,6 +855,48 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
   return SVN_NO_ERROR;
 }
 
+/* Verify's check of a packed REV's manifest line: readers can do
+   without it when a neighbouring line leads to REV's pack (read_packed),
+   verify reports it (RPPACK-1, RPPACK-2: also when it names a pack that
+   does not exist or does not hold REV), and wants the order of the lines
+   to hold between REV - 1 and REV (RPPACK-3). */
+static svn_error_t *
+verify_manifest_line(svn_fs_t *fs, svn_revnum_t rev,
+                     apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__revprop_manifest_entry_t entry;
+  const char *where, *dump_where;
+  svn_string_t *dump;
+  slot_t *slot;
+  apr_size_t size;
+  svn_error_t *err, *not_held;
+
+  if (!revprops_packed(fs, rev))
+    return SVN_NO_ERROR;
+  SVN_ERR(get_manifest(&slot, &size, fs, rev, scratch_pool));
+  if (slot == NULL)
+    return SVN_NO_ERROR;
+  where = svn_dirent_local_style(slot->held.path, scratch_pool);
+  err = svn_fs_fs__revprop_manifest_get(&entry, &slot->manifest, rev, where);
+  if (!err)
+    err = svn_fs_fs__revprop_manifest_check_order(&slot->manifest, rev,
+                                                  where);
+  slot_release(slot, size);
+  SVN_ERR(err);
+
+  /* The pack the line names must exist and hold REV (RPPACK-2). */
+  SVN_ERR(read_from_pack(&dump, &dump_where, &not_held, fs, rev, &entry,
+                         FALSE, scratch_pool, scratch_pool));
+  if (dump == NULL && not_held == SVN_NO_ERROR)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-2", where,
+                                   "Manifest names pack %s for r%ld, which "
+                                   "does not exist",
+                                   svn_fs_fs__revprop_pack_name(
+                                     &entry, scratch_pool), rev);
+  return svn_error_trace(not_held);
+}
+
 svn_error_t *
 svn_fs_fs__verify_revprops(svn_fs_t *fs, svn_revnum_t rev,
                            apr_pool_t *scratch_pool)
@@ -779,6 +910,7 @@ svn_fs_fs__verify_revprops(svn_fs_t *fs, svn_revnum_t rev,
 
   SVN_ERR(read_revprops(&dump, &where, fs, rev, FALSE, scratch_pool,
                         scratch_pool));
+  SVN_ERR(verify_manifest_line(fs, rev, scratch_pool));
   SVN_ERR(parse_dump(&proplist, rev, dump, where, scratch_pool));
   date = svn_hash_gets(proplist, SVN_PROP_REVISION_DATE);
   if (date == NULL)
@@ -893,7 +1025,7 @@ split_pack(svn_fs_t *fs, svn_revnum_t rev, apr_array_header_t *entries,
   svn_fs_fs__revprop_manifest_entry_t parts[3];
   int bounds[3][2], n = 0, p, i;
   int at = (int)(rev - pack->start_rev);
-  apr_int64_t counter = old->counter + 1;  /* OLD points into ENTRIES */
+  apr_int64_t counter = old->counter + 1;
   svn_revnum_t first_rev = manifest_first_rev(fs, rev);
   svn_stringbuf_t *manifest = svn_stringbuf_create_empty(scratch_pool);
   const char *old_name = svn_fs_fs__revprop_pack_name(old, scratch_pool);
@@ -929,28 +1061,40 @@ write_packed(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   apr_array_header_t *entries, *dumps;
-  const svn_fs_fs__revprop_manifest_entry_t *entry;
+  svn_fs_fs__revprop_manifest_t manifest;
+  svn_fs_fs__revprop_manifest_entry_t entry;
   svn_fs_fs__revprop_pack_t pack;
-  svn_stringbuf_t *plain;
+  svn_stringbuf_t *text, *plain;
+  const char *path, *where;
   apr_size_t total;
 
-  SVN_ERR(read_manifest(&entries, fs, rev, scratch_pool, scratch_pool));
-  if (entries == NULL)
+  SVN_ERR(read_manifest_text(&text, &path, fs, rev, scratch_pool));
+  if (text == NULL)
     return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
                                    "RPPACK-1", NULL,
                                    "Missing revprop manifest for r%ld", rev);
-  SVN_ERR(manifest_entry(&entry, entries, fs, rev));
-  SVN_ERR(read_pack(&pack, &plain, fs, rev, entry, scratch_pool,
+  where = svn_dirent_local_style(path, scratch_pool);
+  svn_fs_fs__revprop_manifest_index(&manifest, text->data, text->len,
+                                    manifest_first_rev(fs, rev),
+                                    scratch_pool);
+  SVN_ERR(svn_fs_fs__revprop_manifest_get(&entry, &manifest, rev, where));
+  SVN_ERR(read_pack(&pack, &plain, fs, rev, &entry, scratch_pool,
                     scratch_pool));
   if (pack.body == NULL || rev - pack.start_rev >= pack.count)
     return svn_fs_fs__corrupt("RPPACK-2", NULL,
                               "Revprop pack for r%ld is missing", rev);
   dumps = pack_dumps(&pack, rev, proplist, &total, scratch_pool);
+  /* Rewriting the pack in place needs only REV's line ... */
   if (pack.count == 1 || total <= (apr_size_t)ffd->revprop_pack_size)
-    return svn_error_trace(write_pack_file(fs, rev, entry, dumps, 0,
+    return svn_error_trace(write_pack_file(fs, rev, &entry, dumps, 0,
                                            pack.count - 1, TRUE,
                                            scratch_pool));
-  return svn_error_trace(split_pack(fs, rev, entries, entry, &pack, dumps,
+  /* ... but a split writes a new manifest: every line must be sound, or
+     we would spread the damage (RPPACK-7). */
+  SVN_ERR(svn_fs_fs__revprop_manifest_parse(&entries, text->data, text->len,
+                                            manifest_first_rev(fs, rev),
+                                            where, scratch_pool));
+  return svn_error_trace(split_pack(fs, rev, entries, &entry, &pack, dumps,
                                     scratch_pool));
 }
 

@@ -39,19 +39,91 @@ take_char(const char **p, const char *end, char c)
   return TRUE;
 }
 
-/* Check one manifest ENTRY for revision REV against the previous one. */
-static svn_error_t *
-check_manifest_entry(const svn_fs_fs__revprop_manifest_entry_t *entry,
-                     const svn_fs_fs__revprop_manifest_entry_t *previous,
-                     svn_revnum_t rev, svn_revnum_t first_rev,
-                     const char *where)
+void
+svn_fs_fs__revprop_manifest_index(svn_fs_fs__revprop_manifest_t *manifest,
+                                  const char *data, apr_size_t len,
+                                  svn_revnum_t first_rev,
+                                  apr_pool_t *result_pool)
 {
-  if (entry->start_rev > rev || entry->start_rev < first_rev)
+  const char *p = data, *end = data + len;
+  int count = 0;
+
+  /* Count first, then fill: one array of exactly the right size. */
+  while (p < end)
+    {
+      const char *lf = memchr(p, '\n', end - p);
+      p = lf ? lf + 1 : end;
+      count++;
+    }
+  manifest->data = data;
+  manifest->first_rev = first_rev;
+  manifest->count = count;
+  manifest->starts = apr_palloc(result_pool,
+                                (count + 1) * sizeof(*manifest->starts));
+  for (p = data, count = 0; p < end; count++)
+    {
+      const char *lf = memchr(p, '\n', end - p);
+      manifest->starts[count] = (apr_size_t)(p - data);
+      p = lf ? lf + 1 : end;
+    }
+  manifest->starts[count] = len;
+}
+
+/* Parse line INDEX of MANIFEST into *ENTRY; FALSE if it is not
+   "<digits>.<digits>\n". */
+static svn_boolean_t
+parse_line(svn_fs_fs__revprop_manifest_entry_t *entry,
+           const svn_fs_fs__revprop_manifest_t *manifest, int index)
+{
+  const char *p = manifest->data + manifest->starts[index];
+  const char *end = manifest->data + manifest->starts[index + 1];
+  apr_int64_t start;
+
+  if (!take_number(&start, &p, end) || !take_char(&p, end, '.')
+      || !take_number(&entry->counter, &p, end)
+      || !take_char(&p, end, '\n') || p != end)
+    return FALSE;
+  entry->start_rev = (svn_revnum_t)start;
+  return TRUE;
+}
+
+svn_error_t *
+svn_fs_fs__revprop_manifest_get(svn_fs_fs__revprop_manifest_entry_t *entry,
+                                const svn_fs_fs__revprop_manifest_t *manifest,
+                                svn_revnum_t rev, const char *where)
+{
+  svn_revnum_t index = rev - manifest->first_rev;
+
+  if (index < 0 || index >= manifest->count)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-1", where,
+                                   "Revprop manifest has no line for r%ld",
+                                   rev);
+  if (!parse_line(entry, manifest, (int)index))
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                                   "RPPACK-1", where,
+                                   "Malformed manifest line for r%ld", rev);
+  if (entry->start_rev > rev || entry->start_rev < manifest->first_rev)
     return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
                                    "RPPACK-2", where,
                                    "Manifest names pack %ld for r%ld",
                                    entry->start_rev, rev);
-  if (previous && entry->start_rev < previous->start_rev)
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__revprop_manifest_check_order(
+  const svn_fs_fs__revprop_manifest_t *manifest, svn_revnum_t rev,
+  const char *where)
+{
+  svn_fs_fs__revprop_manifest_entry_t entry, previous;
+  svn_revnum_t index = rev - manifest->first_rev;
+
+  if (index < 1 || index >= manifest->count
+      || !parse_line(&entry, manifest, (int)index)
+      || !parse_line(&previous, manifest, (int)index - 1))
+    return SVN_NO_ERROR;
+  if (entry.start_rev < previous.start_rev)
     return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
                                    "RPPACK-3", where,
                                    "Manifest start revisions go backwards "
@@ -65,33 +137,26 @@ svn_fs_fs__revprop_manifest_parse(apr_array_header_t **entries,
                                   svn_revnum_t first_rev, const char *where,
                                   apr_pool_t *result_pool)
 {
-  const char *p = data, *end = data + len;
-  svn_fs_fs__revprop_manifest_entry_t *previous = NULL;
-  svn_revnum_t rev = first_rev;
+  svn_fs_fs__revprop_manifest_t manifest;
+  svn_revnum_t rev;
 
-  *entries = apr_array_make(result_pool, 16, sizeof(*previous));
-  while (p < end)
-    {
-      svn_fs_fs__revprop_manifest_entry_t entry;
-      apr_int64_t start;
-
-      if (!take_number(&start, &p, end) || !take_char(&p, end, '.')
-          || !take_number(&entry.counter, &p, end)
-          || !take_char(&p, end, '\n'))
-        return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
-                                       "RPPACK-1", where,
-                                       "Malformed manifest line for r%ld",
-                                       rev);
-      entry.start_rev = (svn_revnum_t)start;
-      SVN_ERR(check_manifest_entry(&entry, previous, rev, first_rev, where));
-      APR_ARRAY_PUSH(*entries, svn_fs_fs__revprop_manifest_entry_t) = entry;
-      previous = &APR_ARRAY_IDX(*entries, (*entries)->nelts - 1,
-                                svn_fs_fs__revprop_manifest_entry_t);
-      rev++;
-    }
-  if ((*entries)->nelts == 0)
+  svn_fs_fs__revprop_manifest_index(&manifest, data, len, first_rev,
+                                    result_pool);
+  if (manifest.count == 0)
     return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
                                    "RPPACK-1", where, "Empty manifest");
+  *entries = apr_array_make(result_pool, manifest.count,
+                            sizeof(svn_fs_fs__revprop_manifest_entry_t));
+  for (rev = first_rev; rev < first_rev + manifest.count; rev++)
+    {
+      svn_fs_fs__revprop_manifest_entry_t entry;
+
+      SVN_ERR(svn_fs_fs__revprop_manifest_get(&entry, &manifest, rev,
+                                              where));
+      SVN_ERR(svn_fs_fs__revprop_manifest_check_order(&manifest, rev,
+                                                      where));
+      APR_ARRAY_PUSH(*entries, svn_fs_fs__revprop_manifest_entry_t) = entry;
+    }
   return SVN_NO_ERROR;
 }
 

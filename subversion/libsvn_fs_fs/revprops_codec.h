@@ -14,11 +14,50 @@ typedef struct svn_fs_fs__revprop_manifest_entry_t
   apr_int64_t counter;
 } svn_fs_fs__revprop_manifest_entry_t;
 
-/* Parse a manifest whose first line describes FIRST_REV into *ENTRIES
-   (array of svn_fs_fs__revprop_manifest_entry_t, one per revision, in
-   RESULT_POOL).  Rejects lines that are not "<digits>.<digits>\n", pack
-   files starting after the revision they hold or before FIRST_REV, and
-   start revisions that go backwards (RPPACK-1..3).
+/* A manifest split into lines but not parsed: readers parse only the
+   line of the revision they want, so that one damaged line refuses only
+   its own revision (doc/format/revprops.md, "What a reader needs").
+   Points into the caller's text. */
+typedef struct svn_fs_fs__revprop_manifest_t
+{
+  const char *data;
+  svn_revnum_t first_rev;       /* described by the first line */
+  int count;                    /* lines; the last may lack its LF */
+  apr_size_t *starts;           /* COUNT + 1 offsets; the last is LEN */
+} svn_fs_fs__revprop_manifest_t;
+
+/* Split the LEN bytes at DATA, the manifest whose first line describes
+   FIRST_REV, into *MANIFEST (arrays in RESULT_POOL).  Never fails: what
+   the lines say is checked by svn_fs_fs__revprop_manifest_get. */
+void
+svn_fs_fs__revprop_manifest_index(svn_fs_fs__revprop_manifest_t *manifest,
+                                  const char *data, apr_size_t len,
+                                  svn_revnum_t first_rev,
+                                  apr_pool_t *result_pool);
+
+/* The entry of REV in MANIFEST: its line must exist and be
+   "<digits>.<digits>\n" (RPPACK-1) and name a pack starting in the shard
+   at or before REV (RPPACK-2).  WHERE names the file in errors.
+   Errors: SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST naming REV. */
+svn_error_t *
+svn_fs_fs__revprop_manifest_get(svn_fs_fs__revprop_manifest_entry_t *entry,
+                                const svn_fs_fs__revprop_manifest_t *manifest,
+                                svn_revnum_t rev, const char *where);
+
+/* RPPACK-3 at REV: its pack does not start before that of REV - 1, when
+   both lines are readable (a damaged neighbour is its own revision's
+   error).  For verification; readers do not need it.
+   Errors: SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST. */
+svn_error_t *
+svn_fs_fs__revprop_manifest_check_order(
+  const svn_fs_fs__revprop_manifest_t *manifest, svn_revnum_t rev,
+  const char *where);
+
+/* Parse a whole manifest whose first line describes FIRST_REV into
+   *ENTRIES (array of svn_fs_fs__revprop_manifest_entry_t, one per
+   revision, in RESULT_POOL), as a writer that replaces the manifest needs
+   it: every line must pass svn_fs_fs__revprop_manifest_get and
+   svn_fs_fs__revprop_manifest_check_order, and there must be one.
    Errors: SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST. */
 svn_error_t *
 svn_fs_fs__revprop_manifest_parse(apr_array_header_t **entries,

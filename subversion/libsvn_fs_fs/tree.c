@@ -952,26 +952,12 @@ svn_fs_fs__revision_root(svn_fs_root_t **root_p, svn_fs_t *fs,
                          svn_revnum_t rev, apr_pool_t *pool)
 {
   svn_fs_root_t *root;
-  const svn_fs_fs__id_t *root_id;
-  svn_fs_fs__noderev_t *noderev;
-  svn_error_t *err;
 
   SVN_ERR(svn_fs__check_fs(fs, TRUE));
   SVN_ERR(svn_fs_fs__ensure_revision_exists(rev, fs, pool));
+  /* The root node-rev is read when first needed (svn_fs_fs__root_noderev):
+     a reader of changed paths only must not fail on a damaged root. */
   root = root_alloc(fs, rev, pool);
-  err = svn_fs_fs__rev_root_id(&root_id, fs, rev, root->pool, root->pool);
-  if (!err)
-    err = svn_fs_fs__get_noderev(&noderev, fs, root_id, root->pool,
-                                 root->pool);
-  if (!err && noderev->kind != svn_node_dir)
-    err = svn_fs_fs__corrupt("TREE-1", apr_psprintf(pool, "r%ld", rev),
-                             "Root node is not a directory");
-  if (err)
-    {
-      svn_pool_destroy(root->pool);
-      return svn_error_trace(err);
-    }
-  SVN_FS_FS__ROOT_DATA(root)->root_noderev = noderev;
   root->vtable = &revision_root_vtable;
   *root_p = root;
   return SVN_NO_ERROR;

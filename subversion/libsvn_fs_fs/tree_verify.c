@@ -145,16 +145,16 @@ svn_error_t *
 svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
 {
   const svn_fs_fs__root_data_t *rd;
+  const svn_fs_fs__noderev_t *root_noderev;
   apr_pool_t *scratch_pool;
 
   if (!svn_fs_fs__is_revision_root(root))
     return SVN_NO_ERROR;
   rd = SVN_FS_FS__ROOT_DATA(root);
+  SVN_ERR(svn_fs_fs__root_noderev(&root_noderev, root));
   scratch_pool = svn_pool_create(pool);
-  SVN_ERR(verify_root_chain(rd->fs, rd->rev, rd->root_noderev,
-                            scratch_pool));
-  SVN_ERR(verify_dir(rd->fs, rd->rev, rd->root_noderev, "/", 0,
-                     scratch_pool));
+  SVN_ERR(verify_root_chain(rd->fs, rd->rev, root_noderev, scratch_pool));
+  SVN_ERR(verify_dir(rd->fs, rd->rev, root_noderev, "/", 0, scratch_pool));
   svn_pool_destroy(scratch_pool);
   return SVN_NO_ERROR;
 }

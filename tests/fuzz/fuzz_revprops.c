@@ -45,9 +45,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (size == 0)
     return 0;
   if (data[0] % 2 == 0)
-    svn_error_clear(svn_fs_fs__revprop_manifest_parse(
-                      &entries, (const char *)data + 1, size - 1,
-                      1 + data[0] / 2, "fuzz", pool));
+    {
+      svn_fs_fs__revprop_manifest_t manifest;
+      svn_fs_fs__revprop_manifest_entry_t entry;
+      svn_revnum_t rev;
+
+      svn_error_clear(svn_fs_fs__revprop_manifest_parse(
+                        &entries, (const char *)data + 1, size - 1,
+                        1 + data[0] / 2, "fuzz", pool));
+      /* The readers' per-line access, one past the end included. */
+      svn_fs_fs__revprop_manifest_index(&manifest, (const char *)data + 1,
+                                        size - 1, 1 + data[0] / 2, pool);
+      for (rev = manifest.first_rev;
+           rev <= manifest.first_rev + manifest.count; rev++)
+        {
+          svn_error_clear(svn_fs_fs__revprop_manifest_get(&entry, &manifest,
+                                                          rev, "fuzz"));
+          svn_error_clear(svn_fs_fs__revprop_manifest_check_order(
+                            &manifest, rev, "fuzz"));
+        }
+    }
   else
     svn_error_clear(fuzz_pack((const char *)data + 1, size - 1, pool));
   svn_pool_clear(pool);

@@ -132,19 +132,18 @@ test_trailer(void **state)
     }
 }
 
+/* The manifest's line count is checked for the whole file: with a line
+   too many or too few no line can be trusted to be its revision's. */
 static void
 test_manifest(void **state)
 {
-  static const struct { const char *text; int count; apr_off_t size;
-                        const char *rule; } cases[] = {
-    { "0\n115\n685\n1533\n", 4, 2000, NULL },
-    { "0\n115\n685\n", 4, 2000, "MANIFEST-1" },         /* short        */
-    { "0\n115\n685\n1533\n9\n", 4, 2000, "MANIFEST-1" }, /* long         */
-    { "0\n115\n685\n1533", 4, 2000, "MANIFEST-1" },     /* no final LF  */
-    { "0\n115\n68a\n1533\n", 4, 2000, "MANIFEST-1" },
-    { "1\n115\n685\n1533\n", 4, 2000, "MANIFEST-2" },   /* not from 0   */
-    { "0\n685\n115\n1533\n", 4, 2000, "MANIFEST-2" },   /* unordered    */
-    { "0\n115\n685\n1533\n", 4, 1533, "MANIFEST-2" },   /* beyond pack  */
+  static const struct { const char *text; int count; const char *rule; }
+  cases[] = {
+    { "0\n115\n685\n1533\n", 4, NULL },
+    { "0\n115\n685\n1533", 4, NULL },          /* no final LF: line 4 bad */
+    { "0\n115\n685\n", 4, "MANIFEST-1" },       /* short        */
+    { "0\n115\n685\n1533\n9\n", 4, "MANIFEST-1" }, /* long      */
+    { "0\n115\n685\n1533\n\n", 4, "MANIFEST-1" },  /* empty 5th  */
   };
   size_t k;
 
@@ -153,18 +152,70 @@ test_manifest(void **state)
       apr_off_t *offsets;
       svn_error_t *err = svn_fs_fs__manifest_parse(&offsets, cases[k].text,
                                                    strlen(cases[k].text),
-                                                   cases[k].count,
-                                                   cases[k].size, "t", pool);
+                                                   cases[k].count, 2000, "t",
+                                                   pool);
       if (cases[k].rule == NULL)
         {
           assert_null(err);
           assert_int_equal(offsets[1], 115);
-          assert_int_equal(offsets[3], 1533);
           assert_int_equal(offsets[4], 2000);
         }
       else
         vector_check_error(err, 0, cases[k].rule,
                            apr_psprintf(pool, "manifest case %zu", k));
+    }
+}
+
+/* Everything else is the error of the revisions whose bytes it concerns:
+   a damaged line or offset, or a pack file cut short, leaves the other
+   revisions of the shard readable (issue 9). */
+static void
+test_manifest_bounds(void **state)
+{
+  static const struct { const char *text; apr_off_t size; int index;
+                        const char *rule; apr_off_t start, end; } cases[] = {
+    { "0\n115\n685\n1533\n", 2000, 0, NULL, 0, 115 },
+    { "0\n115\n685\n1533\n", 2000, 3, NULL, 1533, 2000 },
+    { "0\n115\n685\n1533", 2000, 1, NULL, 115, 685 },
+    { "0\n115\n685\n1533", 2000, 2, "MANIFEST-1" },   /* needs line 4 */
+    { "0\n115\n685\n1533", 2000, 3, "MANIFEST-1" },
+    { "0\n115\n68a\n1533\n", 2000, 0, NULL, 0, 115 },
+    { "0\n115\n68a\n1533\n", 2000, 1, "MANIFEST-1" },
+    { "0\n115\n68a\n1533\n", 2000, 2, "MANIFEST-1" },
+    { "0\n115\n68a\n1533\n", 2000, 3, NULL, 1533, 2000 },
+    { "0\n115\n 685\n1533\n", 2000, 2, "MANIFEST-1" },
+    { "1\n115\n685\n1533\n", 2000, 0, "MANIFEST-2" },  /* not from 0   */
+    { "1\n115\n685\n1533\n", 2000, 1, NULL, 115, 685 },
+    { "0\n685\n115\n1533\n", 2000, 1, "MANIFEST-2" },  /* unordered    */
+    { "0\n685\n115\n1533\n", 2000, 0, NULL, 0, 685 },
+    { "0\n685\n115\n1533\n", 2000, 2, NULL, 115, 1533 },
+    { "0\n115\n685\n1533\n", 1533, 3, "MANIFEST-2" },  /* empty last   */
+    { "0\n115\n685\n1533\n", 1000, 2, "MANIFEST-2" },  /* truncated    */
+    { "0\n115\n685\n1533\n", 1000, 3, "MANIFEST-2" },
+    { "0\n115\n685\n1533\n", 1000, 1, NULL, 115, 685 },
+  };
+  size_t k;
+
+  for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+    {
+      apr_off_t *offsets, start, end;
+      svn_error_t *err;
+
+      assert_null(svn_fs_fs__manifest_parse(&offsets, cases[k].text,
+                                            strlen(cases[k].text), 4,
+                                            cases[k].size, "t", pool));
+      err = svn_fs_fs__manifest_bounds(&start, &end, offsets, 4,
+                                       cases[k].index, 100, cases[k].size,
+                                       "t");
+      if (cases[k].rule == NULL)
+        {
+          assert_null(err);
+          assert_int_equal(start, cases[k].start);
+          assert_int_equal(end, cases[k].end);
+        }
+      else
+        vector_check_error(err, 0, cases[k].rule,
+                           apr_psprintf(pool, "bounds case %zu", k));
     }
 }
 
@@ -176,6 +227,7 @@ main(void)
     cmocka_unit_test(test_footer_bad),
     cmocka_unit_test(test_trailer),
     cmocka_unit_test(test_manifest),
+    cmocka_unit_test(test_manifest_bounds),
   };
 
   return RUN_TESTS_WITH_POOL(tests, pool);

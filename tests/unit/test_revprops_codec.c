@@ -151,6 +151,86 @@ test_pack_round_trip(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Readers parse only the line of the revision they want: a damaged line
+   is the error of its own revision (naming it), never of another. */
+static void
+test_manifest_per_line(void **state)
+{
+  static const struct { const char *text; svn_revnum_t rev;
+                        const char *rule; svn_revnum_t start; } cases[] = {
+    { "1.0\n1*0\n1.0\n1.0", 1, NULL, 1 },
+    { "1.0\n1*0\n1.0\n1.0", 2, "RPPACK-1" },     /* its own line      */
+    { "1.0\n1*0\n1.0\n1.0", 3, NULL, 1 },        /* after the damage  */
+    { "1.0\n1*0\n1.0\n1.0", 4, "RPPACK-1" },     /* no final LF       */
+    { "1.0\n1*0\n1.0\n1.0", 5, "RPPACK-1" },     /* no line at all    */
+    { "1.0\n1.0\n9.0\n1.0\n", 3, "RPPACK-2" },   /* pack after r3     */
+    { "1.0\n1.0\n9.0\n1.0\n", 4, NULL, 1 },
+    { "1.0\n1.0\n0.0\n1.0\n", 3, "RPPACK-2" },   /* before the shard  */
+    { "1.0\n1.0 \n1.0\n", 2, "RPPACK-1" },       /* trailing space    */
+    { "1.0\r\n1.0\n", 1, "RPPACK-1" },
+    { "1.0\r\n1.0\n", 2, NULL, 1 },
+    { "", 1, "RPPACK-1" },
+  };
+  apr_pool_t *pool = svn_pool_create(NULL);
+  size_t k;
+
+  for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+    {
+      svn_fs_fs__revprop_manifest_t manifest;
+      svn_fs_fs__revprop_manifest_entry_t entry;
+      const char *name = apr_psprintf(pool, "per-line case %zu", k);
+      svn_error_t *err;
+
+      svn_fs_fs__revprop_manifest_index(&manifest, cases[k].text,
+                                        strlen(cases[k].text), 1, pool);
+      err = svn_fs_fs__revprop_manifest_get(&entry, &manifest, cases[k].rev,
+                                            "t");
+      if (cases[k].rule == NULL)
+        {
+          assert_null(err);
+          assert_int_equal(entry.start_rev, cases[k].start);
+        }
+      else
+        {
+          assert_non_null(err);
+          assert_non_null(strstr(err->message,
+                                 apr_psprintf(pool, "r%ld", cases[k].rev)));
+          vector_check_error(err, SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
+                             cases[k].rule, name);
+        }
+    }
+  svn_pool_destroy(pool);
+}
+
+/* RPPACK-3 relates two lines: verify checks it where both are readable;
+   the strict parse (writers) refuses any damaged line. */
+static void
+test_manifest_order(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  svn_fs_fs__revprop_manifest_t manifest;
+  apr_array_header_t *entries;
+  const char *backwards = "1.0\n3.0\n2.0\n";
+  const char *damaged = "1.0\nx\n1.0\n";
+
+  svn_fs_fs__revprop_manifest_index(&manifest, backwards, strlen(backwards),
+                                    1, pool);
+  assert_null(svn_fs_fs__revprop_manifest_check_order(&manifest, 2, "t"));
+  vector_check_error(svn_fs_fs__revprop_manifest_check_order(&manifest, 3,
+                                                             "t"),
+                     SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST, "RPPACK-3",
+                     "backwards");
+  svn_fs_fs__revprop_manifest_index(&manifest, damaged, strlen(damaged), 1,
+                                    pool);
+  assert_null(svn_fs_fs__revprop_manifest_check_order(&manifest, 2, "t"));
+  assert_null(svn_fs_fs__revprop_manifest_check_order(&manifest, 3, "t"));
+  vector_check_error(svn_fs_fs__revprop_manifest_parse(
+                       &entries, damaged, strlen(damaged), 1, "t", pool),
+                     SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST, "RPPACK-1",
+                     "strict");
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -158,6 +238,8 @@ main(void)
     cmocka_unit_test(test_good_vectors),
     cmocka_unit_test(test_bad_vectors),
     cmocka_unit_test(test_pack_round_trip),
+    cmocka_unit_test(test_manifest_per_line),
+    cmocka_unit_test(test_manifest_order),
   };
 
   apr_initialize();
