@@ -688,6 +688,7 @@ def main(argv=None):
                 tally[outcome] = tally.get(outcome, 0) + 1
                 if outcome == "FAIL":
                     failures += 1
+                if outcome == "FAIL" and tally["FAIL"] <= 5:
                     print("  FAIL %s %s n=%d %s %s: %s" % (modname, name, n,
                                                           call, arg, detail),
                           flush=True)
