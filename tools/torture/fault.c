@@ -16,7 +16,8 @@
  * Environment:
  *   FAULT_MODE   count | kill | enospc | eio | edquot   (unset: pass-through)
  *   FAULT_N      the 1-based index of the call to act on (kill and errors)
- *   FAULT_OUT    file that receives, in count mode, one line "count TOTAL"
+ *   FAULT_OUT    file that receives (without it count mode prints the
+ *                total on stderr at exit), in count mode, one line "count TOTAL"
  *                per process that made a counted call (kept up to date as
  *                it runs), and a line "hit N CALL ARG" when the Nth call is
  *                acted on (written before acting)
@@ -277,6 +278,19 @@ fault_init(void)
   in_hook = 1;
   backtrace(frames, 4);
   in_hook = 0;
+}
+
+/* Count mode without FAULT_OUT: the total on stderr at exit. */
+__attribute__((destructor)) static void
+fault_fini(void)
+{
+  char line[64];
+  REAL(write);
+  if (mode != M_COUNT || out_path)
+    return;
+  snprintf(line, sizeof line, "fault.so: %ld calls from the module\n",
+           atomic_load(&counter));
+  (void)!real_write(2, line, strlen(line));
 }
 
 /* ---- the interposed calls ------------------------------------------- */
