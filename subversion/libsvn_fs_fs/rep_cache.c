@@ -79,6 +79,32 @@ sqlite_error(int rc, sqlite3 *db, const char *path)
                            svn_dirent_local_style(path, NULL));
 }
 
+/* Give DB the schema unless it has it (user_version 0: a new file, or one
+   whose creator was interrupted).  One transaction, so that a crash or a
+   failed write leaves either no table or the table with user_version 1;
+   never the table without the version, which stock's initialization
+   rejects ("table rep_cache already exists"; found by the I/O-error
+   campaign, doc/reliability.md). */
+static int
+ensure_schema(sqlite3 *db)
+{
+  sqlite3_stmt *stmt;
+  int version = -1;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL);
+
+  if (rc == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW)
+    version = sqlite3_column_int(stmt, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(stmt);
+  if (rc != SQLITE_OK || version != 0)
+    return rc;
+  rc = sqlite3_exec(db, "BEGIN IMMEDIATE; " SCHEMA_SQL " COMMIT;", NULL,
+                    NULL, NULL);
+  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
 /* Pool cleanup closing the connection. */
 static apr_status_t
 close_db(void *baton)
@@ -120,8 +146,8 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
      against the repository before they share a rep. */
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(*db, "PRAGMA synchronous = OFF", NULL, NULL, NULL);
-  if (rc == SQLITE_OK && kind != svn_node_file)
-    rc = sqlite3_exec(*db, SCHEMA_SQL, NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = ensure_schema(*db);
   if (rc != SQLITE_OK)
     {
       svn_error_t *err = sqlite_error(rc, *db, path);

@@ -109,6 +109,21 @@ class Regressions(unittest.TestCase):
         self.assertIn("revs/1.pack/", arg)
         self.assertEqual(outcome, "OK", detail)
 
+    def test_torture_load_repcache_creation_is_atomic(self):
+        # Found by the I/O-error campaign: the module created rep-cache.db
+        # with two statements (CREATE TABLE, then PRAGMA user_version), so
+        # a failure or a kill between them left the table without the
+        # version, and stock then failed every verify and commit with
+        # "table rep_cache already exists".  Calls 8-12 on rep-cache.db*
+        # are the second statement's journal.
+        for mode in ("eio", "kill"):
+            for n in (8, 9, 12):
+                call, arg, rc, outcome, detail = self.aimed(
+                    "load", mode, "rep-cache.db", n)
+                self.assertIn("rep-cache.db", arg)
+                self.assertNotEqual(outcome, "FAIL",
+                                    "%s n=%d %s: %s" % (mode, n, call, detail))
+
 
 def _add(campaign, name):
     def test(self):
