@@ -27,7 +27,7 @@ os.environ.setdefault("FAULT_SO", os.path.join(T.TOP_BUILDDIR, "tools",
 import campaign as C  # noqa: E402
 
 POINTS = int(os.environ.get("TORTURE_CHECK_POINTS",
-                            "40" if T.SLOW else "5"))
+                            "40" if T.SLOW else "4"))
 SEED = 11
 WORK = None
 OPS = {}

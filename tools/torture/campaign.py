@@ -606,10 +606,15 @@ def build_fault_so():
 
 
 def choose_points(total, limit, seed, name):
-    if limit is None or total <= limit:
-        return list(range(1, total + 1))
+    """The N to run, in a seeded random order: a run cut short by
+    --seconds still spreads its points over the whole operation instead
+    of covering only its first calls."""
     rnd = random.Random("%s-%s" % (seed, name))
-    return sorted(rnd.sample(range(1, total + 1), limit))
+    if limit is None or total <= limit:
+        ns = list(range(1, total + 1))
+        rnd.shuffle(ns)
+        return ns
+    return rnd.sample(range(1, total + 1), limit)
 
 
 OUTCOMES = ("OK", "TOLERATED", "ERR-AFTER", "NOHIT", "FAIL")
