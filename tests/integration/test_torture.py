@@ -45,6 +45,7 @@ def prepared(name):
     """The operation's template and reference run, built once."""
     if name not in OPS:
         op = C.OP_CLASSES[name](WORK, SEED)
+        op.moddir = T.MODULE_DIR
         try:
             op.build()
         except RuntimeError as e:

@@ -27,6 +27,7 @@ Operations: commit-file, commit-svnserve (svnmucc change sets with adds,
 edits, copies and properties, over file:// and through `svnserve -t`),
 load (a short generated dump into an empty repository), revprop-packed
 (`svnadmin setrevprop` on a packed shard, packed with stock first),
+revprop-packed-own (the same on a shard packed by the module tested),
 hotcopy-incr (`svnadmin hotcopy --incremental`), recover, pack.  An
 operation that the module cannot run uninjected is reported UNAVAILABLE
 (e.g. pack before fsfs7 implements it).
@@ -50,7 +51,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 STOCK_LIBDIR = "/usr/lib/x86_64-linux-gnu"
 OPS = ("commit-file", "commit-svnserve", "load", "revprop-packed",
-       "hotcopy-incr", "recover", "pack")
+       "revprop-packed-own", "hotcopy-incr", "recover", "pack")
 ERRNOS = ("enospc", "eio", "edquot")
 DATE_RE = re.compile(rb"(K 8\nsvn:date\nV 27\n)[^\n]{27}\n")
 
@@ -137,6 +138,7 @@ class Op:
         self.work = work
         self.seed = seed
         self.tpl = os.path.join(work, "tpl-" + self.name)
+        self.moddir = None      # the module tested (set by the driver)
 
     def build(self):
         if os.path.isdir(self.tpl):
@@ -362,6 +364,22 @@ class RevpropPacked(Op):
                 "svn:log", os.path.join(self.tpl, "log.txt")]
 
 
+class RevpropPackedOwn(RevpropPacked):
+    """The same revprop change on a shard packed by the module tested
+    (for fsfs7: the revprop pack it wrote itself)."""
+    name = "revprop-packed-own"
+
+    def setup(self, tpl):
+        repo = self.repo(tpl)
+        self.create(repo, shard=4)
+        d = os.path.join(tpl, "h.dump")
+        self.gen_dump(d, 9)
+        must(["svnadmin", "load", "-q", repo], stock_env(), stdin=d)
+        must(["svnadmin", "pack", "-q", repo], module_env(self.moddir))
+        with open(os.path.join(tpl, "log.txt"), "w") as f:
+            f.write("a new log message for r2, longer than before\n" * 5)
+
+
 class HotcopyIncr(Op):
     name = "hotcopy-incr"
 
@@ -430,9 +448,45 @@ class Pack(Recover):
     def argv(self, pt, tag):
         return ["svnadmin", "pack", self.repo(pt)]
 
+    @staticmethod
+    def packed_state(repo):
+        """min-unpacked-rev and the shard entries of revs/ and revprops/."""
+        db = os.path.join(repo, "db")
+        with open(os.path.join(db, "min-unpacked-rev")) as f:
+            mur = f.read().strip()
+        return (mur, sorted(os.listdir(os.path.join(db, "revs"))),
+                sorted(os.listdir(os.path.join(db, "revprops"))))
+
+    def reference(self, moddir):
+        pt = os.path.join(self.work, "ref-" + self.name)
+        if os.path.isdir(pt):
+            shutil.rmtree(pt)
+        copytree(self.tpl, pt)
+        rc, _, err = run(self.argv(pt, "t0"), self.op_env(moddir, pt))
+        if rc != 0:
+            return "operation fails uninjected: " + \
+                err.decode(errors="replace").strip()[:300]
+        self.after = dump_revs(self.repo(pt))
+        self.layout = self.packed_state(self.repo(pt))
+        shutil.rmtree(pt)
+        return None
+
+    def rerun(self, pt, moddir):
+        """A re-run must finish the packing: the same shards packed, no
+        unpacked shard directory left, and stock verify passes."""
+        ok, err = Op.rerun(self, pt, moddir)
+        if ok and self.packed_state(self.repo(pt)) != self.layout:
+            return False, "re-run pack leaves %r, uninjected %r" % (
+                self.packed_state(self.repo(pt)), self.layout)
+        if ok:
+            ok, err = verify(self.repo(pt))
+            err = "" if ok else "verify fails after the re-run: " + err
+        return ok, err
+
 
 OP_CLASSES = {c.name: c for c in (CommitFile, CommitSvnserve, Load,
-                                  RevpropPacked, HotcopyIncr, Recover, Pack)}
+                                  RevpropPacked, RevpropPackedOwn,
+                                  HotcopyIncr, Recover, Pack)}
 
 
 # ---- one point ------------------------------------------------------------
@@ -682,6 +736,7 @@ def main(argv=None):
     for modname, moddir in module_dirs(a.module):
         for name in ops:
             op = OP_CLASSES[name](work, a.seed)
+            op.moddir = moddir
             op.build()
             why = op.reference(moddir)
             if why:
