@@ -703,6 +703,15 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
 
       if (old_name)
         SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(spare_dir, old_name));
+      if (APR_STATUS_IS_ENOENT(status)
+          && access(svn_dirent_dirname(path, scratch_pool), F_OK) == 0)
+        /* SPARE_DIR was only peeked at (txn-current): another thread
+           began a transaction meanwhile and took the directory, spare
+           and all.  The written spare stays there under its spare name,
+           inert; write PATH the plain way. */
+        return svn_error_trace(svn_io_write_atomic2(path, data, len,
+                                                    copy_perms_path, flush,
+                                                    scratch_pool));
       return svn_error_wrap_apr(status, "Can't move '%s' to '%s'",
                                 svn_dirent_local_style(tmp, scratch_pool),
                                 svn_dirent_local_style(path, scratch_pool));

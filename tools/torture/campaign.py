@@ -5,6 +5,7 @@
     campaign.py errors [--op OP ...] [--module fsfs7|stock|both] [options]
     campaign.py count  [--op OP ...] [--module ...]     # calls per operation
     campaign.py summary TSV...                          # markdown figures
+    campaign.py concurrency [options]       # = concurrency.py (servers)
 
 Each operation is run once per point with tools/torture/fault.so preloaded
 (see fault.c): `crash` SIGKILLs the process at the Nth file-system call
@@ -704,6 +705,9 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["summary"]:
         return summary(argv[1:])
+    if argv[:1] == ["concurrency"]:
+        import concurrency
+        return concurrency.main(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("campaign", choices=("crash", "errors", "count"),
                     help="or: summary TSV... (a table of the figures)")
