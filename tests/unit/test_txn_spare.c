@@ -13,6 +13,13 @@
  * The interleaving is made deterministic here: this executable defines
  * rename(), which every rename of the module and of APR reaches first,
  * and takes the spare directory exactly between the write and the rename.
+ *
+ * The same review found a second window: purging a transaction
+ * registered its "<txn>.spare" directory and only then listed the spares
+ * in it, so a thread beginning a transaction in between took the
+ * directory and the listing failed (ENOENT): the purge, and so the
+ * commit or abort that ran it, reported an error.  opendir() is hooked
+ * the same way to begin a transaction at the listing.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +30,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <dirent.h>
 
 #include "test_util.h"
 #include "svn_dirent_uri.h"
@@ -64,6 +72,31 @@ rename(const char *from, const char *to)
       svn_error_clear(err);
     }
   return real(from, to);
+}
+
+/* Armed: the transaction directory that begins when a "<txn>.spare"
+   directory is listed (then disarmed). */
+static const char *begin_at_listing = NULL;
+static int begun = 0;
+
+DIR *
+opendir(const char *path)
+{
+  static DIR *(*real)(const char *) = NULL;
+
+  if (!real)
+    real = (DIR *(*)(const char *))dlsym(RTLD_NEXT, "opendir");
+  if (begin_at_listing && has_suffix(path, ".spare"))
+    {
+      const char *txn_dir = begin_at_listing;
+      svn_error_t *err;
+
+      begin_at_listing = NULL;
+      err = svn_fs_fs__txn_spare_make_dir(txn_dir, pool);
+      begun = !err && access(txn_dir, F_OK) == 0;
+      svn_error_clear(err);
+    }
+  return real(path);
 }
 
 static const char *
@@ -123,11 +156,42 @@ test_txn_current_spare_taken_meanwhile(void **state)
   assert_null(svn_io_remove_dir2(top, FALSE, NULL, NULL, pool));
 }
 
+static void
+test_purge_while_a_transaction_begins(void **state)
+{
+  const char *top = scratch_dir();
+  const char *db = svn_dirent_join(top, "db", pool);
+  const char *txns = svn_dirent_join(db, "transactions", pool);
+  const char *old_txn = svn_dirent_join(txns, "5-5.txn", pool);
+  const char *protorevs = svn_dirent_join(db, "txn-protorevs", pool);
+  const char *rev_lock = svn_dirent_join(protorevs, "5-5.rev-lock", pool);
+  svn_boolean_t kept;
+  svn_error_t *err;
+
+  assert_int_equal(mkdir(db, 0755), 0);
+  assert_int_equal(mkdir(txns, 0755), 0);
+  assert_int_equal(mkdir(old_txn, 0755), 0);
+  assert_int_equal(mkdir(protorevs, 0755), 0);
+  put(rev_lock, "");
+  put(svn_dirent_join(old_txn, "props", pool), "END\n");
+  put(svn_dirent_join(old_txn, "changes", pool), "");
+
+  begin_at_listing = svn_dirent_join(txns, "6-6.txn", pool);
+  err = svn_fs_fs__txn_spare_keep(&kept, old_txn, rev_lock, pool);
+  assert_true(begun);                   /* the interleaving happened */
+  if (err)
+    fail_msg("purge failed: %s", svn_error_purge_tracing(err)->message);
+  assert_true(kept);
+  assert_int_equal(access(old_txn, F_OK), -1);
+  assert_null(svn_io_remove_dir2(top, FALSE, NULL, NULL, pool));
+}
+
 int
 main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_txn_current_spare_taken_meanwhile),
+    cmocka_unit_test(test_purge_while_a_transaction_begins),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }

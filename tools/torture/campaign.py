@@ -556,6 +556,42 @@ def count_calls(op, moddir):
     return total
 
 
+def trace_calls(op, moddir):
+    """{N: call name} of an uninjected run (fault.c FAULT_TRACE)."""
+    pt = tempfile.mkdtemp(prefix="trc-", dir=op.work)
+    copytree(op.tpl, os.path.join(pt, "x"))
+    x = os.path.join(pt, "x")
+    out = os.path.join(x, "fault.out")
+    env = fault_env(op, moddir, x, "count", 0, out)
+    env["FAULT_TRACE"] = "1"
+    rc, _, err = run(op.argv(x, "t0"), env, stdin=stdin_for(op))
+    calls = {}
+    if os.path.exists(out):
+        with open(out) as f:
+            for line in f:
+                w = line.split(" ", 3)
+                if w[0] == "call":
+                    calls[int(w[1])] = w[2]
+    shutil.rmtree(pt)
+    if rc != 0:
+        raise RuntimeError("trace run failed: " + err.decode(errors="replace"))
+    return calls
+
+
+def focus_points(calls, limit, seed, name):
+    """Every call that is not a data write (opens, fsyncs, renames,
+    unlinks, truncations: where an operation changes what a reader sees)
+    in seeded order, then a seeded sample of the writes, LIMIT in all."""
+    rnd = random.Random("%s-%s-focus" % (seed, name))
+    writes = ("write", "writev", "pwrite")
+    other = sorted(n for n, c in calls.items() if c not in writes)
+    data = sorted(n for n, c in calls.items() if c in writes)
+    rnd.shuffle(other)
+    rnd.shuffle(data)
+    ns = other + data
+    return ns if limit is None else ns[:limit]
+
+
 def point(op, moddir, campaign, n, match=None):
     """Run one point; returns (call, arg, rc, outcome, detail).  MATCH
     counts only calls on paths containing it (fault.c FAULT_MATCH)."""
@@ -742,6 +778,9 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=None,
                     help="stop an operation's sweep after this long")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--focus", action="store_true",
+                    help="every call but data writes first, then sampled "
+                    "writes (a trace run names each call)")
     ap.add_argument("--n", help="run just these points (N1,N2,...), e.g. "
                     "to reproduce a failure (with TORTURE_KEEP=1 to keep "
                     "the repository)")
@@ -774,6 +813,9 @@ def main(argv=None):
                 figures.append((modname, name, total, 0, {}, ""))
                 continue
             ns = choose_points(total, a.points, a.seed, name)
+            if a.focus:
+                ns = focus_points(trace_calls(op, moddir), a.points, a.seed,
+                                  name)
             if a.n:
                 ns = [int(x) for x in a.n.split(",")]
             t0 = time.time()

@@ -23,6 +23,8 @@
  *                acted on (written before acting)
  *   FAULT_ALL    1: count every call of the process, not only the module's
  *   FAULT_STICKY 1: in an error mode fail every counted call from N on
+ *   FAULT_TRACE  1: in count mode also append "call N NAME PATH" to
+ *                FAULT_OUT for every counted call (campaign.py --focus)
  *                (a disk that stays full) instead of the Nth only
  *   FAULT_MATCH  count only calls on paths containing this string (for
  *                calls on a descriptor, the path /proc/self/fd names), to
@@ -59,6 +61,7 @@ static int fail_errno;
 static long target_n;
 static int count_all;
 static int sticky;
+static int trace;                /* FAULT_TRACE=1: log every counted call */
 static const char *out_path;
 static const char *match;
 static atomic_long counter;
@@ -201,6 +204,13 @@ fault_point(const char *call, const char *arg)
   n = atomic_fetch_add(&counter, 1) + 1;
   if (mode == M_COUNT)
     record_count(n);
+  if (mode == M_COUNT && trace)
+    {
+      char line[600];
+      snprintf(line, sizeof line, "call %ld %s %s\n", n, call,
+               arg ? arg : "-");
+      append_line(line);
+    }
   act = (mode == M_KILL || mode == M_ERROR)
         && (n == target_n || (sticky && mode == M_ERROR && n > target_n));
   if (act && n == target_n)
@@ -255,6 +265,7 @@ fault_init(void)
     match = NULL;
   count_all = getenv("FAULT_ALL") && !strcmp(getenv("FAULT_ALL"), "1");
   sticky = getenv("FAULT_STICKY") && !strcmp(getenv("FAULT_STICKY"), "1");
+  trace = getenv("FAULT_TRACE") && !strcmp(getenv("FAULT_TRACE"), "1");
   target_n = n ? atol(n) : 0;
   if (!m || !*m)
     mode = M_OFF;
