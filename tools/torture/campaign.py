@@ -485,13 +485,16 @@ class Pack(Recover):
         state = self.packed_state(self.repo(pt))
         if ok and state != self.layout:
             mur, revs, revprops = state
-            extra = sorted(set(revs + revprops) -
-                           set(self.layout[1] + self.layout[2]))
+            extra = ["revs/" + x for x in
+                     sorted(set(revs) - set(self.layout[1]))] + \
+                ["revprops/" + x for x in
+                 sorted(set(revprops) - set(self.layout[2]))]
             if mur == self.layout[0] and \
                     set(self.layout[1]) <= set(revs) and \
                     set(self.layout[2]) <= set(revprops) and \
-                    all(x.isdigit() and int(x) * SHARD_PACK <
-                        int(mur) for x in extra):
+                    all(x.split("/")[1].isdigit() and
+                        int(x.split("/")[1]) * SHARD_PACK < int(mur)
+                        for x in extra):
                 # Directories of shards already packed (below
                 # min-unpacked-rev), which no reader looks at: litter.
                 return True, "LITTER: re-run pack leaves shard " \
