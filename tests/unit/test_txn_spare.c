@@ -51,7 +51,9 @@ has_suffix(const char *s, const char *suffix)
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-int
+/* Default visibility: the build hides symbols, and APR's calls must
+   reach these too. */
+__attribute__((visibility("default"))) int
 rename(const char *from, const char *to)
 {
   static int (*real)(const char *, const char *) = NULL;
@@ -79,7 +81,7 @@ rename(const char *from, const char *to)
 static const char *begin_at_listing = NULL;
 static int begun = 0;
 
-DIR *
+__attribute__((visibility("default"))) DIR *
 opendir(const char *path)
 {
   static DIR *(*real)(const char *) = NULL;
