@@ -35,6 +35,7 @@
 #include "private/svn_sorts_private.h"
 #include "private/svn_fspath.h"
 #include "private/svn_subr_private.h"
+#include "private/svn_string_private.h"
 
 #include "commit.h"
 #include "pack.h"
@@ -73,18 +74,30 @@ typedef struct commit_ctx_t
   apr_off_t root_offset;          /* physical addressing trailer */
   apr_off_t changes_offset;
   apr_fileperms_t ro_perms;       /* the previous rev file's */
+  svn_boolean_t old_ids;          /* OLD-3: format 1/2 global id counters */
+  apr_uint64_t node_id_base;      /* with OLD_IDS: db/current's next ids */
+  apr_uint64_t copy_id_base;
   apr_pool_t *pool;               /* lives as long as the commit */
 } commit_ctx_t;
 
 /* ------------------------------------------------------------------ */
 /* Final ids and reps                                                  */
 
-/* A transaction-local node or copy id "_<n>" becomes "<n>-<REV>". */
+/* A transaction-local node or copy id "_<n>" becomes "<n>-<REV>", or in
+   formats 1 and 2 "<BASE + n>" (OLD-3; BASE from db/current). */
 static void
-finalize_id_part(svn_fs_fs__id_part_t *part, svn_revnum_t rev)
+finalize_id_part(svn_fs_fs__id_part_t *part, const commit_ctx_t *ctx,
+                 apr_uint64_t base)
 {
-  if (!SVN_IS_VALID_REVNUM(part->revision))
-    part->revision = rev;
+  if (SVN_IS_VALID_REVNUM(part->revision))
+    return;
+  if (ctx->old_ids)
+    {
+      part->revision = 0;
+      part->number += base;
+    }
+  else
+    part->revision = ctx->new_rev;
 }
 
 /* Make a rep written in this transaction a rep of revision REV.  Its item
@@ -143,8 +156,13 @@ write_rep_bytes(svn_fs_fs__rep_write_result_t *result, commit_ctx_t *ctx,
   svn_fs_fs__rep_writer_t *writer;
 
   svn_fs_fs__rep_write_options_init(&options, ctx->ffd);
-  SVN_ERR(svn_fs_fs__choose_delta_base(&base_rep, ctx->fs, noderev, props,
-                                       scratch_pool, scratch_pool));
+  /* OLD-6: formats 1 to 3 store listings and property lists PLAIN. */
+  options.plain = ctx->ffd->format < SVN_FS_FS__MIN_REP_SHARING_FORMAT;
+  if (options.plain)
+    base_rep = NULL;
+  else
+    SVN_ERR(svn_fs_fs__choose_delta_base(&base_rep, ctx->fs, noderev, props,
+                                         scratch_pool, scratch_pool));
   SVN_ERR(svn_fs_fs__delta_base_open(&base, ctx->fs, base_rep, scratch_pool,
                                      scratch_pool));
   SVN_ERR(svn_fs_fs__rep_writer_open(&writer, ctx->protorev->file, base,
@@ -291,8 +309,8 @@ write_noderev_item(commit_ctx_t *ctx, svn_fs_fs__noderev_t *noderev,
   apr_uint64_t item;
   apr_off_t offset;
 
-  finalize_id_part(&node_id, ctx->new_rev);
-  finalize_id_part(&copy_id, ctx->new_rev);
+  finalize_id_part(&node_id, ctx, ctx->node_id_base);
+  finalize_id_part(&copy_id, ctx, ctx->copy_id_base);
   SVN_ERR(svn_fs_fs__protorev_offset(&offset, ctx->protorev, scratch_pool));
   if (!ctx->ffd->use_log_addressing)
     item = (apr_uint64_t)offset;
@@ -372,7 +390,15 @@ write_changes(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   for (i = 0; i < sorted->nelts; i++)
     {
       svn_sort__item_t *it = &APR_ARRAY_IDX(sorted, i, svn_sort__item_t);
-      svn_fs_fs__change_unparse(text, it->value, ctx->ffd->format);
+      svn_fs_fs__change_t *change = it->value;
+
+      /* OLD-7: formats 1 to 3 do not record the node kind. */
+      if (ctx->ffd->format < SVN_FS_FS__MIN_KIND_IN_CHANGES_FORMAT)
+        {
+          change = apr_pmemdup(scratch_pool, change, sizeof(*change));
+          change->node_kind = svn_node_unknown;
+        }
+      svn_fs_fs__change_unparse(text, change, ctx->ffd->format);
     }
   svn_stringbuf_appendbyte(text, '\n');
   SVN_ERR(svn_fs_fs__protorev_offset(&ctx->changes_offset, ctx->protorev,
@@ -779,12 +805,37 @@ verify_new_rev(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   return SVN_NO_ERROR;
 }
 
+/* OLD-3: "<rev> <next-node-id> <next-copy-id>\n": the bases moved past
+   the ids this transaction handed out (its next-ids file). */
+static svn_error_t *
+old_current_text(const char **text, commit_ctx_t *ctx,
+                 apr_pool_t *scratch_pool)
+{
+  const char *path = svn_fs_fs__txn_path(ctx->fs, &ctx->txn_id, "next-ids",
+                                         scratch_pool);
+  svn_stringbuf_t *ids;
+  apr_uint64_t node_ids, copy_ids;
+  char node_buf[SVN_INT64_BUFFER_SIZE], copy_buf[SVN_INT64_BUFFER_SIZE];
+
+  SVN_ERR(svn_stringbuf_from_file2(&ids, path, scratch_pool));
+  SVN_ERR(svn_fs_fs__txn_next_ids_parse(&node_ids, &copy_ids, ids->data,
+                                        ids->len, path));
+  svn__ui64tobase36(node_buf, ctx->node_id_base + node_ids);
+  svn__ui64tobase36(copy_buf, ctx->copy_id_base + copy_ids);
+  *text = apr_psprintf(scratch_pool, "%ld %s %s\n", ctx->new_rev, node_buf,
+                       copy_buf);
+  return SVN_NO_ERROR;
+}
+
 /* COMMIT-6, the commit point: db/current names the new revision. */
 static svn_error_t *
 write_current(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
   const char *text = apr_psprintf(scratch_pool, "%ld\n", ctx->new_rev);
   const char *path = svn_fs_fs__path_db(ctx->fs, "current", scratch_pool);
+
+  if (ctx->old_ids)
+    SVN_ERR(old_current_text(&text, ctx, scratch_pool));
 
   /* With FLUSH, db/ is also synced after the rename.  The temp file is
      a spare of the transaction when there is one (txn_spare.c). */
@@ -880,6 +931,14 @@ commit_body(void *baton, apr_pool_t *pool)
   svn_error_t *err;
 
   SVN_ERR(check_up_to_date(ctx, cb->base_rev, pool));
+  if (ctx->ffd->format < SVN_FS_FS__MIN_NEW_IDS_FORMAT)
+    {
+      svn_revnum_t youngest;
+
+      ctx->old_ids = TRUE;
+      SVN_ERR(svn_fs_fs__read_current(&youngest, &ctx->node_id_base,
+                                      &ctx->copy_id_base, ctx->fs, pool));
+    }
   if (cb->check_locks)
     SVN_ERR(check_locks(ctx, pool));
   SVN_ERR(svn_fs_fs__protorev_open(&ctx->protorev, ctx->fs, &ctx->txn_id,

@@ -45,6 +45,12 @@ parse_option(svn_fs_fs__format_t *format, const char *line, apr_size_t len,
   static const char sharded[] = "layout sharded ";
   const apr_size_t sharded_len = sizeof(sharded) - 1;
 
+  if (format->format < SVN_FS_FS__MIN_LAYOUT_FORMAT)
+    return svn_fs_fs__corrupt_code(SVN_ERR_BAD_VERSION_FILE_FORMAT,
+                                   "OLD-1", where,
+                                   "Format %d permits no format options, "
+                                   "found '%.*s'", format->format,
+                                   (int)(len > 80 ? 80 : len), line);
   if (line_is(line, len, "layout linear"))
     format->max_files_per_dir = 0;
   else if (len > sharded_len && memcmp(line, sharded, sharded_len) == 0)
@@ -143,6 +149,9 @@ svn_fs_fs__format_unparse(const svn_fs_fs__format_t *format,
     : "layout linear\n";
   const char *addressing = "";
 
+  /* OLD-1: formats 1 and 2 are always linear and have the number only. */
+  if (format->format < SVN_FS_FS__MIN_LAYOUT_FORMAT)
+    return apr_psprintf(result_pool, "%d\n", format->format);
   if (format->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     addressing = format->use_log_addressing ? "addressing logical\n"
                                             : "addressing physical\n";

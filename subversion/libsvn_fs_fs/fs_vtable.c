@@ -224,9 +224,12 @@ fs_info_format(int *fs_format, svn_version_t **supports_version,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_version_t *v = apr_pcalloc(result_pool, sizeof(*v));
 
-  /* FORMAT-2: format 6 arrived with 1.8, 7 with 1.9, 8 with 1.10. */
+  /* FORMAT-2, OLD-0: the release that introduced each format (format 5
+     only ever existed in 1.7 development builds). */
+  static const int minors[] = { 0, 1, 4, 5, 6, 7, 8, 9, 10 };
+
   v->major = 1;
-  v->minor = ffd->format == 6 ? 8 : ffd->format == 7 ? 9 : 10;
+  v->minor = minors[ffd->format];
   v->patch = 0;
   v->tag = "";
   *fs_format = ffd->format;
@@ -239,6 +242,8 @@ fs_info_config_files(apr_array_header_t **files, svn_fs_t *fs,
                      apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   *files = apr_array_make(result_pool, 1, sizeof(const char *));
+  /* Named even where it does not exist (formats 1 to 3, OLD-8), as stock
+     does: svnadmin info prints it. */
   APR_ARRAY_PUSH(*files, const char *)
     = svn_fs_fs__path_db(fs, SVN_FS_FS__CONFIG_FILE, result_pool);
   return SVN_NO_ERROR;

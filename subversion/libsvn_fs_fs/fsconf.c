@@ -193,6 +193,11 @@ svn_fs_fs__fsconf_read(svn_fs_fs__data_t *ffd, const char *conf_path,
                               "pack-after-commit", FALSE));
   SVN_ERR(svn_config_get_bool(cfg, &ffd->verify_before_commit, SECT_DEBUG,
                               "verify-before-commit", FALSE));
+  /* Features the old formats cannot record, whatever the file says. */
+  if (ffd->format < SVN_FS_FS__MIN_REP_SHARING_FORMAT)
+    ffd->rep_sharing_allowed = FALSE;                       /* OLD-6 */
+  if (ffd->format < SVN_FS_FS__MIN_SVNDIFF1_FORMAT)
+    ffd->delta_compression_level = SVN_DELTA_COMPRESSION_LEVEL_NONE; /* OLD-2 */
   return SVN_NO_ERROR;
 }
 

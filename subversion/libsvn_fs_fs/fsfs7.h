@@ -40,9 +40,21 @@ extern "C" {
 #endif
 
 /* Formats we read and write (FORMAT-1 in doc/format/format.md). */
-#define SVN_FS_FS__MIN_FORMAT 6
+#define SVN_FS_FS__MIN_FORMAT 1
 #define SVN_FS_FS__MAX_FORMAT 8
 #define SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT 7
+
+/* Where the old formats differ (doc/format/old-formats.md, OLD-*). */
+#define SVN_FS_FS__MIN_SVNDIFF1_FORMAT 2      /* OLD-2: format 1 svndiff0 */
+#define SVN_FS_FS__MIN_LAYOUT_FORMAT 3        /* OLD-1: format options */
+#define SVN_FS_FS__MIN_TXN_CURRENT_FORMAT 3   /* OLD-4: txn-current */
+#define SVN_FS_FS__MIN_NEW_IDS_FORMAT 3       /* OLD-3: "<n>-<rev>" ids */
+#define SVN_FS_FS__MIN_MERGEINFO_FORMAT 3     /* OLD-5: minfo-* fields */
+#define SVN_FS_FS__MIN_REP_SHARING_FORMAT 4   /* OLD-6: SHA-1, rep-cache */
+#define SVN_FS_FS__MIN_KIND_IN_CHANGES_FORMAT 4  /* OLD-7 */
+#define SVN_FS_FS__MIN_PACKING_FORMAT 4       /* OLD-8: min-unpacked-rev */
+#define SVN_FS_FS__MIN_CONFIG_FILE_FORMAT 4   /* OLD-8: fsfs.conf */
+#define SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT 6  /* OLD-8 */
 
 /* Pre-defined item indexes of every revision (ADDR-2). */
 #define SVN_FS_FS__ITEM_INDEX_UNUSED  0
@@ -304,6 +316,21 @@ svn_fs_fs__is_packed_rev(svn_fs_t *fs, svn_revnum_t rev);
 svn_error_t *
 svn_fs_fs__ensure_revision_exists(svn_revnum_t rev, svn_fs_t *fs,
                                   apr_pool_t *scratch_pool);
+
+/* Parse the LEN bytes of db/current at DATA (CURRENT-1, OLD-3): the
+   youngest revision and, when present (written by formats 1 and 2, kept
+   by upgrades), the next node and copy ids; both 0 when absent.  FALSE if
+   malformed. */
+svn_boolean_t
+svn_fs_fs__current_parse(svn_revnum_t *rev, apr_uint64_t *next_node_id,
+                         apr_uint64_t *next_copy_id, const char *data,
+                         apr_size_t len);
+
+/* Read db/current with svn_fs_fs__current_parse. */
+svn_error_t *
+svn_fs_fs__read_current(svn_revnum_t *rev, apr_uint64_t *next_node_id,
+                        apr_uint64_t *next_copy_id, svn_fs_t *fs,
+                        apr_pool_t *scratch_pool);
 
 /* Read db/current: the youngest revision.  Also updates the cache. */
 svn_error_t *

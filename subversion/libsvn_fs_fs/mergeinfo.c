@@ -163,9 +163,18 @@ svn_fs_fs__root_mergeinfo(svn_fs_root_t *root, const apr_array_header_t *paths,
                           svn_boolean_t adjust, svn_fs_mergeinfo_receiver_t
                           receiver, void *baton, apr_pool_t *scratch_pool)
 {
-  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  apr_pool_t *iterpool;
   int i;
 
+  /* OLD-5: formats 1 and 2 do not track mergeinfo, so they cannot answer
+     (svn_repos_capabilities relies on this error). */
+  if (SVN_FS_FS__DATA(root->fs)->format < SVN_FS_FS__MIN_MERGEINFO_FORMAT)
+    return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
+                             "Querying mergeinfo requires FSFS format %d; "
+                             "this filesystem has format %d",
+                             SVN_FS_FS__MIN_MERGEINFO_FORMAT,
+                             SVN_FS_FS__DATA(root->fs)->format);
+  iterpool = svn_pool_create(scratch_pool);
   for (i = 0; i < paths->nelts; i++)
     {
       /* The receiver gets the caller's spelling of the path, as from

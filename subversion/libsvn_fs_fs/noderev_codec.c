@@ -229,7 +229,8 @@ svn_fs_fs__rep_unparse(svn_stringbuf_t *out, const svn_fs_fs__rep_t *rep,
       svn_stringbuf_appendbyte(out, ' ');
       svn_stringbuf_appendcstr(out, rep->uniquifier ? rep->uniquifier : "-");
     }
-  else if (rep->has_sha1 && rep->uniquifier)
+  else if (rep->has_sha1 && rep->uniquifier
+           && format >= SVN_FS_FS__MIN_REP_SHARING_FORMAT)   /* OLD-6 */
     {
       svn_stringbuf_appendbyte(out, ' ');
       append_hex(out, rep->sha1_digest, APR_SHA1_DIGESTSIZE);
@@ -478,11 +479,13 @@ svn_fs_fs__noderev_unparse(svn_stringbuf_t *out,
                               nr->copyroot_path));
   if (nr->is_fresh_txn_root)
     append_field(out, "is-fresh-txn-root", "y");
-  if (nr->mergeinfo_count > 0)
+  if (format < SVN_FS_FS__MIN_MERGEINFO_FORMAT)
+    ;   /* OLD-5: formats 1 and 2 do not track mergeinfo */
+  else if (nr->mergeinfo_count > 0)
     append_field(out, "minfo-cnt",
                  apr_psprintf(scratch_pool, "%" APR_INT64_T_FMT,
                               nr->mergeinfo_count));
-  if (nr->has_mergeinfo)
+  if (nr->has_mergeinfo && format >= SVN_FS_FS__MIN_MERGEINFO_FORMAT)
     append_field(out, "minfo-here", "y");
   svn_stringbuf_appendbyte(out, '\n');
 }

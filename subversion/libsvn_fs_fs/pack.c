@@ -605,6 +605,9 @@ pack_revprops(pack_ctx_t *ctx, svn_revnum_t start, apr_pool_t *scratch_pool)
                                                         scratch_pool);
   svn_boolean_t plain;
 
+  /* Format 4 and 5 pack revisions only (OLD-8). */
+  if (ctx->ffd->format < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT)
+    return SVN_NO_ERROR;
   SVN_ERR(plain_revprops_exist(&plain, ctx->fs, start, scratch_pool));
   if (!plain)
     {
@@ -644,6 +647,8 @@ remove_unpacked(pack_ctx_t *ctx, svn_revnum_t start, apr_pool_t *scratch_pool)
   SVN_ERR(svn_io_remove_dir2(svn_fs_fs__path_rev_shard(ctx->fs, start,
                                                        scratch_pool),
                              TRUE, NULL, NULL, scratch_pool));
+  if (ctx->ffd->format < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT)
+    return SVN_NO_ERROR;                                        /* OLD-8 */
   return svn_error_trace(svn_fs_fs__remove_unpacked_revprops(
            ctx->fs, svn_fs_fs__shard_of(ctx->fs, start), scratch_pool));
 }
@@ -784,6 +789,12 @@ svn_fs_fs__pack(svn_fs_t *fs, svn_fs_pack_notify_t notify_func,
   ctx.notify_baton = notify_baton;
   ctx.cancel_func = cancel_func;
   ctx.cancel_baton = cancel_baton;
+  /* Formats 1-3 have no min-unpacked-rev (OLD-8): stock refuses them
+     with this error, before looking at the layout. */
+  if (ctx.ffd->format < SVN_FS_FS__MIN_PACKING_FORMAT)
+    return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
+                             "FSFS format (%d) too old to pack; please "
+                             "upgrade the filesystem.", ctx.ffd->format);
   /* PACK-1: only sharded repositories are packed. */
   if (ctx.ffd->max_files_per_dir == 0)
     return svn_error_trace(notify(&ctx, -1, svn_fs_pack_notify_noop,

@@ -14,6 +14,7 @@
 #include "svn_dirent_uri.h"
 #include "svn_hash.h"
 #include "svn_io.h"
+#include "svn_pools.h"
 #include "svn_props.h"
 #include "svn_string.h"
 #include "svn_time.h"
@@ -25,6 +26,7 @@
 #include "fsconf.h"
 #include "hashdump.h"
 #include "repo.h"
+#include "revprops.h"
 
 /* Revision 0 as every stock release writes it: an empty root directory
    and nothing else (R0-1).  Physical addressing puts the root node-rev's
@@ -101,16 +103,13 @@ choose_format(svn_fs_fs__format_t *format, apr_hash_t *config,
   const char *shard_size = NULL, *log_addressing = NULL;
 
   SVN_ERR(svn_fs__compatible_version(&compat, config, scratch_pool));
-  if (compat->major == 1 && compat->minor < 8)
-    return svn_error_createf(SVN_ERR_UNSUPPORTED_FEATURE, NULL,
-                             "fsfs7 cannot create repositories compatible "
-                             "with Subversion %d.%d: that needs FSFS format "
-                             "%s, and only formats %d to %d are supported",
-                             compat->major, compat->minor,
-                             compat->minor >= 6 ? "4" : "3 or older",
-                             SVN_FS_FS__MIN_FORMAT, SVN_FS_FS__MAX_FORMAT);
-  format->format = compat->major > 1 || compat->minor >= 10 ? 8
-                 : compat->minor == 9 ? 7 : 6;
+  /* FORMAT-6, OLD-0: the newest format the named release understands. */
+  if (compat->major > 1 || compat->minor >= 10)
+    format->format = 8;
+  else
+    format->format = compat->minor == 9 ? 7 : compat->minor == 8 ? 6
+                   : compat->minor >= 6 ? 4 : compat->minor == 5 ? 3
+                   : compat->minor == 4 ? 2 : 1;
   if (config)
     {
       shard_size = svn_hash_gets(config, SVN_FS_CONFIG_FSFS_SHARD_SIZE);
@@ -121,6 +120,8 @@ choose_format(svn_fs_fs__format_t *format, apr_hash_t *config,
                                          : DEFAULT_SHARD_SIZE;
   if (format->max_files_per_dir < 0)
     format->max_files_per_dir = DEFAULT_SHARD_SIZE;
+  if (format->format < SVN_FS_FS__MIN_LAYOUT_FORMAT)
+    format->max_files_per_dir = 0;      /* OLD-1: always linear */
   format->use_log_addressing
     = format->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT
       && config_true(log_addressing);
@@ -158,9 +159,11 @@ make_tree(const char *db, const svn_fs_fs__format_t *format,
     "revs", "revprops", "transactions", "txn-protorevs", NULL
   };
   int i;
+  /* OLD-4: formats 1 and 2 keep proto-revisions inside the txn dir. */
+  int ndirs = format->format < SVN_FS_FS__MIN_TXN_CURRENT_FORMAT ? 3 : 4;
 
   SVN_ERR(svn_io_make_dir_recursively(db, pool));
-  for (i = 0; dirs[i]; i++)
+  for (i = 0; i < ndirs; i++)
     SVN_ERR(svn_io_dir_make(svn_dirent_join(db, dirs[i], pool),
                             APR_OS_DEFAULT, pool));
   if (format->max_files_per_dir)
@@ -219,14 +222,23 @@ svn_fs_fs__create_repo(svn_fs_t *fs, const char *path,
   SVN_ERR(choose_format(&format, fs->config, scratch_pool));
   SVN_ERR(make_tree(path, &format, scratch_pool));
   SVN_ERR(write_r0(path, &format, scratch_pool));
-  SVN_ERR(write_db_text(path, "current", "0\n", scratch_pool));
+  /* OLD-3: before format 3, db/current also holds the next node and copy
+     ids; r0 used node id 0 and copy id 0. */
+  SVN_ERR(write_db_text(path, "current",
+                        format.format < SVN_FS_FS__MIN_NEW_IDS_FORMAT
+                        ? "0 1 1\n" : "0\n", scratch_pool));
   SVN_ERR(write_uuid(path, &format, scratch_pool));
-  SVN_ERR(write_db_text(path, "min-unpacked-rev", "0\n", scratch_pool));
-  SVN_ERR(write_db_text(path, "txn-current", "0\n", scratch_pool));
-  SVN_ERR(write_db_text(path, "txn-current-lock", "", scratch_pool));
+  if (format.format >= SVN_FS_FS__MIN_PACKING_FORMAT)
+    SVN_ERR(write_db_text(path, "min-unpacked-rev", "0\n", scratch_pool));
+  if (format.format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
+    {
+      SVN_ERR(write_db_text(path, "txn-current", "0\n", scratch_pool));
+      SVN_ERR(write_db_text(path, "txn-current-lock", "", scratch_pool));
+    }
   SVN_ERR(write_db_text(path, "write-lock", "", scratch_pool));
-  SVN_ERR(write_db_text(path, SVN_FS_FS__CONFIG_FILE,
-                        svn_fs_fs__fsconf_template(), scratch_pool));
+  if (format.format >= SVN_FS_FS__MIN_CONFIG_FILE_FORMAT)
+    SVN_ERR(write_db_text(path, SVN_FS_FS__CONFIG_FILE,
+                          svn_fs_fs__fsconf_template(), scratch_pool));
   format_text = svn_fs_fs__format_unparse(&format, scratch_pool);
   SVN_ERR(write_db_file(path, "format", format_text, strlen(format_text),
                         TRUE, scratch_pool));
@@ -243,6 +255,77 @@ typedef struct upgrade_baton_t
   void *notify_baton;
 } upgrade_baton_t;
 
+/* Create NAME in DB with TEXT unless it exists already. */
+static svn_error_t *
+create_if_missing(const char *db, const char *name, const char *text,
+                  apr_pool_t *pool)
+{
+  svn_node_kind_t kind;
+
+  SVN_ERR(svn_io_check_path(svn_dirent_join(db, name, pool), &kind, pool));
+  if (kind != svn_node_none)
+    return SVN_NO_ERROR;
+  return svn_error_trace(write_db_text(db, name, text, pool));
+}
+
+/* OLD-9: what a format FORMAT repository lacks to be a format 6+ one.
+   Revisions, ids and db/current stay as they are: newer formats read the
+   old forms. */
+static svn_error_t *
+add_missing_files(const char *db, int format, apr_pool_t *pool)
+{
+  if (format < SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
+    {
+      SVN_ERR(create_if_missing(db, "txn-current", "0\n", pool));
+      SVN_ERR(create_if_missing(db, "txn-current-lock", "", pool));
+      SVN_ERR(svn_io_make_dir_recursively(
+                svn_dirent_join(db, "txn-protorevs", pool), pool));
+    }
+  if (format < SVN_FS_FS__MIN_PACKING_FORMAT)
+    SVN_ERR(create_if_missing(db, "min-unpacked-rev", "0\n", pool));
+  if (format < SVN_FS_FS__MIN_CONFIG_FILE_FORMAT)
+    SVN_ERR(create_if_missing(db, SVN_FS_FS__CONFIG_FILE,
+                              svn_fs_fs__fsconf_template(), pool));
+  return SVN_NO_ERROR;
+}
+
+/* OLD-9: format 4 packed revisions only, format 6+ packs their revprops
+   too.  Before the format changes, pack the revprops of every packed
+   shard (CLEANUP false); afterwards, remove their plain files (CLEANUP
+   true).  A crash in between leaves extra files, never missing ones. */
+static svn_error_t *
+pack_old_revprops(upgrade_baton_t *b, int old_format, svn_boolean_t cleanup,
+                  apr_pool_t *pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(b->fs);
+  apr_pool_t *iterpool;
+  svn_revnum_t shard;
+
+  if (old_format >= SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT
+      || old_format < SVN_FS_FS__MIN_PACKING_FORMAT
+      || ffd->max_files_per_dir == 0)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__update_min_unpacked_rev(b->fs, pool));
+  iterpool = svn_pool_create(pool);
+  for (shard = 0; shard < ffd->min_unpacked_rev / ffd->max_files_per_dir;
+       shard++)
+    {
+      svn_pool_clear(iterpool);
+      if (cleanup)
+        SVN_ERR(svn_fs_fs__remove_unpacked_revprops(b->fs, shard, iterpool));
+      else
+        SVN_ERR(svn_fs_fs__pack_revprops_shard(b->fs, shard, NULL, NULL,
+                                               iterpool));
+      if (b->notify_func)
+        SVN_ERR(b->notify_func(b->notify_baton, shard,
+                               cleanup ? svn_fs_upgrade_cleanup_revprops
+                                       : svn_fs_upgrade_pack_revprops,
+                               iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
 /* Under the write lock: write a new instance id (added for format 6,
    replaced for 7: caches keyed by the old id must not serve the upgraded
    repository), then switch db/format (last, so a crash leaves a valid
@@ -256,8 +339,12 @@ upgrade_locked(void *baton, apr_pool_t *pool)
   svn_fs_fs__format_t format;
   const char *text, *format_path = svn_dirent_join(db, "format", pool);
 
+  int old_format = ffd->format;
+
   if (ffd->format >= SVN_FS_FS__MAX_FORMAT)
     return SVN_NO_ERROR;
+  SVN_ERR(add_missing_files(db, ffd->format, pool));
+  SVN_ERR(pack_old_revprops(b, old_format, FALSE, pool));
   {
     const char *instance_id = svn_uuid_generate(pool);
 
@@ -278,7 +365,7 @@ upgrade_locked(void *baton, apr_pool_t *pool)
   if (b->notify_func)
     SVN_ERR(b->notify_func(b->notify_baton, format.format,
                            svn_fs_upgrade_format_bumped, pool));
-  return SVN_NO_ERROR;
+  return svn_error_trace(pack_old_revprops(b, old_format, TRUE, pool));
 }
 
 svn_error_t *

@@ -27,6 +27,7 @@
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
 #include "svn_pools.h"
+#include "private/svn_string_private.h"
 
 #include "corrupt.h"
 #include "format.h"
@@ -208,9 +209,6 @@ static svn_error_t *
 copy_small_files(hotcopy_t *h, apr_pool_t *pool)
 {
   static const char *const files[] = { "fsfs.conf", "txn-current", NULL };
-  static const char *const lock_files[] = {
-    "txn-current-lock", "write-lock", NULL
-  };
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(h->src);
   const char *text = apr_pstrcat(pool, h->src->uuid, "\n", SVN_VA_NULL);
   const char *locks = dst_of(h, "locks", pool);
@@ -222,15 +220,17 @@ copy_small_files(hotcopy_t *h, apr_pool_t *pool)
     SVN_ERR(copy_newer(&copied, src_of(h, files[i], pool),
                        dst_of(h, files[i], pool), pool));
   SVN_ERR(create_own_file(h, "fs-type", TRUE, pool));
-  for (i = 0; lock_files[i]; i++)
-    SVN_ERR(create_own_file(h, lock_files[i], FALSE, pool));
+  SVN_ERR(create_own_file(h, "write-lock", FALSE, pool));
+  if (ffd->format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)     /* OLD-4 */
+    SVN_ERR(create_own_file(h, "txn-current-lock", FALSE, pool));
   SVN_ERR(svn_io_remove_dir2(locks, TRUE, NULL, NULL, pool));
   SVN_ERR(svn_io_check_path(src_of(h, "locks", pool), &kind, pool));
   if (kind == svn_node_dir)
     SVN_ERR(svn_io_copy_dir_recursively(src_of(h, "locks", pool), h->dst,
                                         "locks", TRUE, NULL, NULL, pool));
   SVN_ERR(ensure_dir(h, "transactions", pool));
-  SVN_ERR(ensure_dir(h, "txn-protorevs", pool));
+  if (ffd->format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)     /* OLD-4 */
+    SVN_ERR(ensure_dir(h, "txn-protorevs", pool));
   if (h->incremental)
     return SVN_NO_ERROR;
   /* A copy is a new incarnation: same uuid, new instance id (UUID-2). */
@@ -250,14 +250,19 @@ copy_packed_shard(hotcopy_t *h, svn_revnum_t start, apr_pool_t *pool)
   const char *revs = apr_pstrcat(pool, relative(
                        h, svn_fs_fs__path_rev_shard(src, start, pool)),
                        ".pack", SVN_VA_NULL);
+  /* OLD-8: format 4 packs revisions only; its revprops stay a plain
+     shard directory. */
+  svn_boolean_t plain_props = SVN_FS_FS__DATA(src)->format
+                              < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT;
   const char *props = relative(
-    h, svn_fs_fs__path_revprops_pack_shard(src, start, pool));
+    h, plain_props ? svn_fs_fs__path_revprops_shard(src, start, pool)
+                   : svn_fs_fs__path_revprops_pack_shard(src, start, pool));
 
   SVN_ERR(sync_dir(&copied, src_of(h, revs, pool), dst_of(h, revs, pool),
                    pool));
   SVN_ERR(sync_dir(&copied, src_of(h, props, pool), dst_of(h, props, pool),
                    pool));
-  if (start == 0)
+  if (start == 0 && !plain_props)
     {
       SVN_ERR(ensure_dir(h, "revprops/0", pool));
       SVN_ERR(copy_newer(&copied, src_of(h, "revprops/0/0", pool),
@@ -306,6 +311,8 @@ drop_unpacked_shards(hotcopy_t *h, apr_pool_t *pool)
                                                               pool));
       SVN_ERR(svn_io_remove_dir2(dst_of(h, rel, pool), TRUE, NULL, NULL,
                                  pool));
+      if (ffd->format < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT)
+        continue;                       /* OLD-8: revprops stay unpacked */
       if (start > 0)
         {
           rel = relative(h, svn_fs_fs__path_revprops_shard(h->src, start,
@@ -376,6 +383,22 @@ write_dst(hotcopy_t *h, const char *name, const char *text,
                                               TRUE, pool));
 }
 
+/* db/current for revision YOUNGEST; formats 1 and 2 also carry the next
+   node and copy ids (OLD-3). */
+static const char *
+current_text(const svn_fs_fs__data_t *ffd, svn_revnum_t youngest,
+             apr_uint64_t next_node_id, apr_uint64_t next_copy_id,
+             apr_pool_t *pool)
+{
+  char node_buf[SVN_INT64_BUFFER_SIZE], copy_buf[SVN_INT64_BUFFER_SIZE];
+
+  if (ffd->format >= SVN_FS_FS__MIN_NEW_IDS_FORMAT)
+    return apr_psprintf(pool, "%ld\n", youngest);
+  svn__ui64tobase36(node_buf, next_node_id);
+  svn__ui64tobase36(copy_buf, next_copy_id);
+  return apr_psprintf(pool, "%ld %s %s\n", youngest, node_buf, copy_buf);
+}
+
 /* The copy proper; the source's pack lock is held (format 7+). */
 static svn_error_t *
 hotcopy_body(void *baton, apr_pool_t *pool)
@@ -385,20 +408,29 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   svn_fs_fs__format_t format;
   const char *text;
 
+  apr_uint64_t next_node_id, next_copy_id;
+
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(h->src, pool));
-  SVN_ERR(svn_fs_fs__youngest_rev(&h->youngest, h->src, pool));
+  /* One read gives the youngest revision and, formats 1 and 2, the id
+     counters that go with it (OLD-3). */
+  SVN_ERR(svn_fs_fs__read_current(&h->youngest, &next_node_id,
+                                  &next_copy_id, h->src, pool));
   SVN_ERR(ensure_dir(h, "revs", pool));
   SVN_ERR(ensure_dir(h, "revprops", pool));
   SVN_ERR(copy_small_files(h, pool));
   SVN_ERR(copy_packed_shards(h, pool));
-  /* Our value (read under the pack lock), the source file's mode. */
-  SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
-                      pool, "%ld\n", ffd->min_unpacked_rev),
-                    src_of(h, "min-unpacked-rev", pool), pool));
-  SVN_ERR(drop_unpacked_shards(h, pool));
+  if (ffd->format >= SVN_FS_FS__MIN_PACKING_FORMAT)         /* OLD-8 */
+    {
+      /* Our value (read under the pack lock), the source file's mode. */
+      SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
+                          pool, "%ld\n", ffd->min_unpacked_rev),
+                        src_of(h, "min-unpacked-rev", pool), pool));
+      SVN_ERR(drop_unpacked_shards(h, pool));
+    }
   SVN_ERR(copy_unpacked_revs(h, pool));
-  SVN_ERR(write_dst(h, "current", apr_psprintf(pool, "%ld\n", h->youngest),
-                    NULL, pool));
+  SVN_ERR(write_dst(h, "current",
+                    current_text(ffd, h->youngest, next_node_id,
+                                 next_copy_id, pool), NULL, pool));
   /* The rep-cache only after current: its rows name revisions, and rows
      beyond the copy's youngest break it (REPCACHE-1), so an incremental
      copy interrupted earlier must still hold the old, matching rows.

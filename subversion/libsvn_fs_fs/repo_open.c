@@ -33,6 +33,7 @@
 #include "revfile.h"
 #include "revprops.h"
 #include "scan.h"
+#include "txn_store.h"
 
 /* Read the whole small file db/NAME into *CONTENTS (RESULT_POOL). */
 static svn_error_t *
@@ -115,10 +116,54 @@ svn_fs_fs__update_min_unpacked_rev(svn_fs_t *fs, apr_pool_t *scratch_pool)
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_stringbuf_t *text;
 
+  /* OLD-8: formats 1 to 3 cannot be packed and have no such file. */
+  if (ffd->format < SVN_FS_FS__MIN_PACKING_FORMAT)
+    {
+      ffd->min_unpacked_rev = 0;
+      return SVN_NO_ERROR;
+    }
   SVN_ERR(read_db_file(&text, fs, "min-unpacked-rev", scratch_pool));
   if (!parse_revnum(&ffd->min_unpacked_rev, text->data, text->len))
     return svn_fs_fs__corrupt("LAYOUT-4", "db/min-unpacked-rev",
                               "Malformed min-unpacked-rev");
+  return SVN_NO_ERROR;
+}
+
+svn_boolean_t
+svn_fs_fs__current_parse(svn_revnum_t *rev, apr_uint64_t *next_node_id,
+                         apr_uint64_t *next_copy_id, const char *data,
+                         apr_size_t len)
+{
+  const char *end = data + len;
+  const char *space = memchr(data, ' ', len);
+  const char *p;
+
+  *next_node_id = 0;
+  *next_copy_id = 0;
+  if (!space)
+    return parse_revnum(rev, data, len);
+  /* OLD-3: "<rev> <next-node-id> <next-copy-id>\n", ids in base 36. */
+  if (end == data || end[-1] != '\n' || !parse_revnum(rev, data, space - data)
+      || !svn_fs_fs__txn_base36_parse(next_node_id, &p, space + 1, end)
+      || p == end || *p != ' '
+      || !svn_fs_fs__txn_base36_parse(next_copy_id, &p, p + 1, end)
+      || p != end - 1)
+    return FALSE;
+  return TRUE;
+}
+
+svn_error_t *
+svn_fs_fs__read_current(svn_revnum_t *rev, apr_uint64_t *next_node_id,
+                        apr_uint64_t *next_copy_id, svn_fs_t *fs,
+                        apr_pool_t *scratch_pool)
+{
+  svn_stringbuf_t *text;
+
+  SVN_ERR(read_db_file(&text, fs, "current", scratch_pool));
+  if (!svn_fs_fs__current_parse(rev, next_node_id, next_copy_id, text->data,
+                                text->len))
+    return svn_fs_fs__corrupt("CURRENT-1", "db/current",
+                              "Malformed youngest revision");
   return SVN_NO_ERROR;
 }
 
@@ -127,13 +172,11 @@ svn_fs_fs__youngest_rev(svn_revnum_t *youngest, svn_fs_t *fs,
                         apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  svn_stringbuf_t *text;
   svn_revnum_t rev;
+  apr_uint64_t node_id, copy_id;
 
-  SVN_ERR(read_db_file(&text, fs, "current", scratch_pool));
-  if (!parse_revnum(&rev, text->data, text->len))
-    return svn_fs_fs__corrupt("CURRENT-1", "db/current",
-                              "Malformed youngest revision");
+  SVN_ERR(svn_fs_fs__read_current(&rev, &node_id, &copy_id, fs,
+                                  scratch_pool));
   if (rev > ffd->youngest_rev_cache)
     ffd->youngest_rev_cache = rev;
   *youngest = rev;

@@ -14,7 +14,11 @@
 #include "svn_io.h"
 #include "svn_pools.h"
 
+#include "private/svn_string_private.h"
+
 #include "corrupt.h"
+#include "id.h"
+#include "node.h"
 #include "paths.h"
 #include "repo.h"
 #include "node_walk.h"
@@ -101,24 +105,105 @@ check_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
 static svn_revnum_t
 old_current(svn_fs_t *fs, apr_pool_t *pool)
 {
-  svn_stringbuf_t *text;
-  svn_error_t *err = svn_stringbuf_from_file2(
-                       &text, svn_fs_fs__path_db(fs, "current", pool), pool);
-  apr_int64_t value;
+  svn_revnum_t rev;
+  apr_uint64_t node_id, copy_id;
+  svn_error_t *err = svn_fs_fs__read_current(&rev, &node_id, &copy_id, fs,
+                                             pool);
 
   if (err)
     {
       svn_error_clear(err);
       return SVN_INVALID_REVNUM;
     }
-  svn_stringbuf_strip_whitespace(text);
-  err = svn_cstring_atoi64(&value, text->data);
-  if (err || value < 0)
+  return rev;
+}
+
+/* Highest global (OLD-3 style) node and copy ids seen so far. */
+typedef struct max_ids_t
+{
+  apr_uint64_t node_id, copy_id;
+  svn_boolean_t any_node, any_copy;
+} max_ids_t;
+
+static void
+note_id(max_ids_t *max, const svn_fs_fs__id_t *id)
+{
+  /* Ids of format 3+ ("<n>-<rev>", revision > 0) are not counted. */
+  if (id->node_id.revision == 0
+      && (!max->any_node || id->node_id.number > max->node_id))
     {
-      svn_error_clear(err);
-      return SVN_INVALID_REVNUM;
+      max->node_id = id->node_id.number;
+      max->any_node = TRUE;
     }
-  return (svn_revnum_t)value;
+  if (id->copy_id.revision == 0
+      && (!max->any_copy || id->copy_id.number > max->copy_id))
+    {
+      max->copy_id = id->copy_id.number;
+      max->any_copy = TRUE;
+    }
+}
+
+/* Note the ids of node-rev ID and of everything below it that revision
+   REV created (older children were counted with their own revision). */
+static svn_error_t *
+scan_new_nodes(max_ids_t *max, svn_fs_t *fs, const svn_fs_fs__id_t *id,
+               svn_revnum_t rev, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__noderev_t *noderev;
+  apr_array_header_t *entries;
+  apr_pool_t *iterpool;
+  int i;
+
+  note_id(max, id);
+  SVN_ERR(svn_fs_fs__get_noderev(&noderev, fs, id, scratch_pool,
+                                 scratch_pool));
+  if (noderev->kind != svn_node_dir)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, noderev, scratch_pool,
+                                 scratch_pool));
+  iterpool = svn_pool_create(scratch_pool);
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_dirent_t *dirent
+        = APR_ARRAY_IDX(entries, i, svn_fs_dirent_t *);
+      const svn_fs_fs__id_t *child = (const svn_fs_fs__id_t *)dirent->id;
+
+      svn_pool_clear(iterpool);
+      if (svn_fs_fs__id_rev(child) == rev)
+        SVN_ERR(scan_new_nodes(max, fs, child, rev, iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
+/* OLD-3: the db/current text of a format 1 or 2 repository whose
+   youngest revision is YOUNGEST: its next node and copy ids are one past
+   the highest of any revision. */
+static svn_error_t *
+old_style_current(const char **text, recover_baton_t *b,
+                  svn_revnum_t youngest, apr_pool_t *pool)
+{
+  max_ids_t max = { 0 };
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  char node_buf[SVN_INT64_BUFFER_SIZE], copy_buf[SVN_INT64_BUFFER_SIZE];
+  svn_revnum_t rev;
+
+  for (rev = 0; rev <= youngest; rev++)
+    {
+      const svn_fs_fs__id_t *root_id;
+
+      svn_pool_clear(iterpool);
+      if (b->cancel_func)
+        SVN_ERR(b->cancel_func(b->cancel_baton));
+      SVN_ERR(svn_fs_fs__rev_root_id(&root_id, b->fs, rev, iterpool,
+                                     iterpool));
+      SVN_ERR(scan_new_nodes(&max, b->fs, root_id, rev, iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  svn__ui64tobase36(node_buf, max.node_id + 1);
+  svn__ui64tobase36(copy_buf, max.copy_id + 1);
+  *text = apr_psprintf(pool, "%ld %s %s\n", youngest, node_buf, copy_buf);
+  return SVN_NO_ERROR;
 }
 
 static svn_error_t *
@@ -139,7 +224,10 @@ recover_locked(void *baton, apr_pool_t *pool)
                              "but found %ld", youngest, current);
   SVN_ERR(check_revprops(fs, youngest, pool));
   SVN_ERR(svn_fs_fs__rep_cache_prune(fs->path, youngest, pool));
-  text = apr_psprintf(pool, "%ld\n", youngest);
+  if (SVN_FS_FS__DATA(fs)->format < SVN_FS_FS__MIN_NEW_IDS_FORMAT)
+    SVN_ERR(old_style_current(&text, b, youngest, pool));
+  else
+    text = apr_psprintf(pool, "%ld\n", youngest);
   return svn_error_trace(svn_io_write_atomic2(path, text, strlen(text),
                                               NULL, TRUE, pool));
 }

@@ -261,7 +261,9 @@ txn_current_then_func(void *baton, apr_pool_t *pool)
 {
   all_locks_baton_t *b = baton;
 
-  if (b->txn_current)
+  /* OLD-4: formats 1 and 2 have no txn-current (nor its lock file). */
+  if (b->txn_current
+      && SVN_FS_FS__DATA(b->fs)->format >= SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
     return svn_error_trace(svn_fs_fs__with_txn_current_lock(
                              b->fs, b->func, b->baton, pool));
   return svn_error_trace(b->func(b->baton, pool));

@@ -55,13 +55,15 @@
 /* ------------------------------------------------------------------ */
 /* Where revprops of a revision live                                   */
 
-/* TRUE if REV's revprops are in a pack (RPPACK-0: never r0). */
+/* TRUE if REV's revprops are in a pack (RPPACK-0: never r0; OLD-8: format
+   4 packs revisions only). */
 static svn_boolean_t
 revprops_packed(svn_fs_t *fs, svn_revnum_t rev)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   return rev > 0 && ffd->max_files_per_dir > 0
-         && rev < ffd->min_unpacked_rev;
+         && rev < ffd->min_unpacked_rev
+         && ffd->format >= SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT;
 }
 
 /* First revision listed in the manifest of REV's shard. */

@@ -223,6 +223,9 @@ svn_fs_fs__txn_protorev_path(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
 {
   char buf[SVN_FS_FS__ID_PART_MAX];
 
+  /* OLD-4: formats 1 and 2 keep it inside the transaction directory. */
+  if (SVN_FS_FS__DATA(fs)->format < SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
+    return svn_fs_fs__txn_path(fs, txn_id, "rev", pool);
   svn_fs_fs__id_txn_unparse(buf, txn_id);
   return svn_dirent_join(svn_fs_fs__path_db(fs, "txn-protorevs", pool),
                          apr_pstrcat(pool, buf, ".rev", SVN_VA_NULL), pool);
@@ -341,6 +344,32 @@ next_txn_seq(apr_uint64_t *seq, svn_fs_t *fs, apr_pool_t *scratch_pool)
   return svn_error_trace(svn_mutex__unlock(mutex, err));
 }
 
+/* OLD-4: without txn-current, the first "<rev>-<n>" (n = 1, 2, ...)
+   whose directory we manage to create names the transaction; names of
+   finished transactions are used again. */
+static svn_error_t *
+make_old_style_txn_dir(svn_fs_fs__txn_id_t *id, svn_fs_t *fs,
+                       apr_pool_t *scratch_pool)
+{
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+
+  for (id->number = 1; ; id->number++)
+    {
+      svn_error_t *err;
+
+      svn_pool_clear(iterpool);
+      err = svn_io_dir_make(svn_fs_fs__txn_path(fs, id, NULL, iterpool),
+                            APR_OS_DEFAULT, iterpool);
+      if (!err)
+        break;
+      if (!APR_STATUS_IS_EEXIST(err->apr_err) || id->number >= 99999)
+        return svn_error_trace(err);
+      svn_error_clear(err);
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
 /* The mutable root node-rev of new transaction TXN_ID: BASE_REV's root,
    made the successor of itself in the transaction. */
 static svn_error_t *
@@ -410,11 +439,16 @@ svn_fs_fs__txn_create(svn_fs_fs__txn_id_t *txn_id, svn_fs_t *fs,
   svn_error_t *err;
 
   SVN_ERR(svn_fs_fs__ensure_revision_exists(base_rev, fs, scratch_pool));
-  SVN_ERR(next_txn_seq(&id.number, fs, scratch_pool));
   id.revision = base_rev;
-  SVN_ERR(svn_fs_fs__txn_spare_make_dir(svn_fs_fs__txn_path(fs, &id, NULL,
-                                                            scratch_pool),
-                                        scratch_pool));
+  if (SVN_FS_FS__DATA(fs)->format < SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
+    SVN_ERR(make_old_style_txn_dir(&id, fs, scratch_pool));
+  else
+    {
+      SVN_ERR(next_txn_seq(&id.number, fs, scratch_pool));
+      SVN_ERR(svn_fs_fs__txn_spare_make_dir(svn_fs_fs__txn_path(
+                                              fs, &id, NULL, scratch_pool),
+                                            scratch_pool));
+    }
   err = populate_txn(fs, &id, base_rev, scratch_pool);
   if (err)
     return svn_error_compose_create(
@@ -638,6 +672,13 @@ svn_fs_fs__txn_new_uniquifier(const char **uniquifier, svn_fs_t *fs,
   svn_fs_fs__id_part_t part;
   char txn[SVN_FS_FS__ID_PART_MAX], node[SVN_FS_FS__ID_PART_MAX];
 
+  /* OLD-6: no rep sharing before format 4, so no uniquifiers either (and
+     no node ids spent on them: formats 1 and 2 count them globally). */
+  if (SVN_FS_FS__DATA(fs)->format < SVN_FS_FS__MIN_REP_SHARING_FORMAT)
+    {
+      *uniquifier = NULL;
+      return SVN_NO_ERROR;
+    }
   SVN_ERR(svn_fs_fs__txn_new_node_id(&part, fs, txn_id, scratch_pool));
   svn_fs_fs__id_txn_unparse(txn, txn_id);
   svn_fs_fs__id_part_unparse(node, &part);
@@ -708,7 +749,10 @@ new_mutable_rep(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
   r->revision = SVN_INVALID_REVNUM;
   r->in_txn = TRUE;
   r->txn_id = noderev->id->txn_id;
-  SVN_ERR(svn_fs_fs__txn_new_node_id(&unused, fs, &r->txn_id, scratch_pool));
+  /* OLD-6: stock spends none before format 4 (no uniquifiers there). */
+  if (SVN_FS_FS__DATA(fs)->format >= SVN_FS_FS__MIN_REP_SHARING_FORMAT)
+    SVN_ERR(svn_fs_fs__txn_new_node_id(&unused, fs, &r->txn_id,
+                                       scratch_pool));
   *rep = r;
   return SVN_NO_ERROR;
 }

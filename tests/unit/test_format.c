@@ -50,6 +50,10 @@ test_fields(void **state)
     int format, shard;
     svn_boolean_t logical;
   } cases[] = {
+    { "1\n", 1, 0, FALSE },                      /* OLD-1: no options */
+    { "2\n", 2, 0, FALSE },
+    { "3\nlayout sharded 1000\n", 3, 1000, FALSE },
+    { "4\nlayout linear\n", 4, 0, FALSE },
     { "6\nlayout sharded 1000\n", 6, 1000, FALSE },
     { "7\nlayout sharded 1000\naddressing logical\n", 7, 1000, TRUE },
     { "7\nlayout linear\naddressing physical\n", 7, 0, FALSE },

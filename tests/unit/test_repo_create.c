@@ -170,14 +170,67 @@ test_create_options(void **state)
   assert_int_equal(db_mode(db, "revs/0", pool), 0444);
   assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
 
-  svn_hash_sets(config, SVN_FS_CONFIG_COMPATIBLE_VERSION, "1.7");
+  svn_hash_sets(config, SVN_FS_CONFIG_COMPATIBLE_VERSION, "1.0");
   err = svn_fs_fs__create_repo(new_fs(config, pool),
                                apr_pstrcat(pool, db, "-old", SVN_VA_NULL),
                                pool);
-  assert_non_null(err);
-  assert_int_equal(err->apr_err, SVN_ERR_UNSUPPORTED_FEATURE);
-  svn_error_clear(err);
+  /* 1.0 (before FSFS existed) still gets format 1 (OLD-0). */
+  expect_no_error(err);
+  assert_string_equal(db_file(apr_pstrcat(pool, db, "-old", SVN_VA_NULL),
+                              "format", pool), "1\n");
   svn_pool_destroy(pool);
+}
+
+/* TRUE if DB/NAME exists. */
+static svn_boolean_t
+db_has(const char *db, const char *name, apr_pool_t *pool)
+{
+  svn_node_kind_t kind;
+
+  assert_null(svn_io_check_path(svn_dirent_join(db, name, pool), &kind,
+                                pool));
+  return kind != svn_node_none;
+}
+
+/* The old formats get the files and layout of their release (OLD-0,
+   OLD-1, OLD-3, OLD-4, OLD-8), as stock 1.14 writes them. */
+static void
+test_create_old_formats(void **state)
+{
+  static const struct {
+    const char *compat, *format, *current, *rev0;
+    svn_boolean_t txn_current, packing;
+  } cases[] = {
+    { "1.3", "1\n", "0 1 1\n", "revs/0", FALSE, FALSE },
+    { "1.4", "2\n", "0 1 1\n", "revs/0", FALSE, FALSE },
+    { "1.5", "3\nlayout sharded 1000\n", "0\n", "revs/0/0", TRUE, FALSE },
+    { "1.6", "4\nlayout sharded 1000\n", "0\n", "revs/0/0", TRUE, TRUE },
+    { "1.7", "4\nlayout sharded 1000\n", "0\n", "revs/0/0", TRUE, TRUE },
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+      apr_pool_t *pool = svn_pool_create(NULL);
+      svn_fs_t *fs;
+      const char *db = create(&fs, pool, SVN_FS_CONFIG_COMPATIBLE_VERSION,
+                              cases[i].compat, NULL);
+
+      assert_string_equal(db_file(db, "format", pool), cases[i].format);
+      assert_string_equal(db_file(db, "current", pool), cases[i].current);
+      assert_int_equal(db_mode(db, cases[i].rev0, pool), 0444);
+      assert_int_equal(db_has(db, "txn-current", pool),
+                       cases[i].txn_current);
+      assert_int_equal(db_has(db, "txn-current-lock", pool),
+                       cases[i].txn_current);
+      assert_int_equal(db_has(db, "txn-protorevs", pool),
+                       cases[i].txn_current);
+      assert_int_equal(db_has(db, "min-unpacked-rev", pool),
+                       cases[i].packing);
+      assert_int_equal(db_has(db, "fsfs.conf", pool), cases[i].packing);
+      assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+      svn_pool_destroy(pool);
+    }
 }
 
 /* Upgrading keeps layout, addressing and the UUID, and always writes a
@@ -187,6 +240,8 @@ static void
 test_upgrade(void **state)
 {
   static const struct { const char *compat, *text; } cases[] = {
+    { "1.3", "8\nlayout linear\naddressing physical\n" },     /* OLD-9 */
+    { "1.5", "8\nlayout sharded 1000\naddressing physical\n" },
     { "1.8", "8\nlayout sharded 1000\naddressing physical\n" },
     { "1.9", "8\nlayout sharded 1000\naddressing logical\n" },
     { "1.14", "8\nlayout sharded 1000\naddressing logical\n" },
@@ -284,6 +339,7 @@ main(void)
     cmocka_unit_test(test_r0_matches_stock),
     cmocka_unit_test(test_create_formats),
     cmocka_unit_test(test_create_options),
+    cmocka_unit_test(test_create_old_formats),
     cmocka_unit_test(test_open_damaged),
     cmocka_unit_test(test_upgrade),
   };

@@ -13,7 +13,8 @@
 #                         /tmp/fsfs7-uw; an already prepared /tmp/uw is
 #                         reused instead of preparing a second one)
 #   FSFS7_UPSTREAM_OUT    results (default: build/upstream-results)
-#   FSFS7_UPSTREAM_RA     which access methods (default: "file svn")
+#   FSFS7_UPSTREAM_RA     which access methods (default: "file svn http";
+#                         http:// starts a private Apache with mod_dav_svn)
 #   FSFS7_UPSTREAM_SUITES suite list for run-suites.py (default: c,py)
 #   FSFS7_UPSTREAM_JOBS   parallelism (default: nproc)
 # Stock baselines are cached in the work dir (baseline-stock-<ra>-<suites>)
@@ -35,15 +36,16 @@ if [ -z "${FSFS7_UPSTREAM_WORK:-}" ] && [ ! -f "$work/bin/c-suites.tsv" ] && [ -
   work=/tmp/uw
 fi
 out=${FSFS7_UPSTREAM_OUT:-$PWD/build/upstream-results}
-ras=${FSFS7_UPSTREAM_RA:-file svn}
+ras=${FSFS7_UPSTREAM_RA:-file svn http}
 suites=${FSFS7_UPSTREAM_SUITES:-c,py}
 jobs=${FSFS7_UPSTREAM_JOBS:-$(nproc)}
 log() { echo "check-upstream: $*" >&2; }
 table() { awk -F'\t' '{ printf "%-26s", $1; for (i = 2; i <= NF; i++) printf " %7s", $i; print "" }' "$1"; }
 
-if [ ! -f "$work/bin/c-suites.tsv" ]; then
-  log "preparing upstream suites in $work (once per machine)"
-  "$ut/prepare.sh" "$work" || { log "prepare.sh failed"; exit 2; }
+case " $ras " in *" http "*) http=--http;; *) http=;; esac
+if [ ! -f "$work/bin/c-suites.tsv" ] || { [ -n "$http" ] && [ ! -f "$work/bin/mod_dontdothat.so" ]; }; then
+  log "preparing upstream suites in $work (once per machine) $http"
+  "$ut/prepare.sh" $http "$work" || { log "prepare.sh failed"; exit 2; }
 fi
 
 # The tests run as user svntest: give them a world-readable copy of the
@@ -57,6 +59,9 @@ log "module: $moddir (as $mcopy); work: $work; results: $out"
 
 status=0
 for ra in $ras; do
+  # svnserve runs threaded: one process, many svn_fs_t on one repository
+  # (the per-repository shared state a threaded server depends on).
+  extra=; [ "$ra" = svn ] && extra=--threaded
   base="$work/baseline-stock-$ra-$(echo "$suites" | tr ',' '_')"
   if [ ! -f "$base/summary.tsv" ] && [ "$ra" = file ] && [ "$suites" = c,py ] \
      && [ -f /tmp/r/stock/summary.tsv ]; then
@@ -67,14 +72,14 @@ for ra in $ras; do
     log "stock baseline over $ra:// (cached in $base)"
     rm -rf "$base"
     "$ut/run-suites.py" --work "$work" --out "$base" --suites "$suites" --ra "$ra" \
-        --jobs "$jobs" > "$base.log" 2>&1
+        $extra --jobs "$jobs" > "$base.log" 2>&1
     [ -f "$base/summary.tsv" ] || { log "stock baseline failed, see $base.log"; exit 2; }
   fi
   res="$out/ours-$ra"
   rm -rf "$res"
   log "fsfs7 over $ra://"
   "$ut/run-suites.py" --work "$work" --out "$res" --module "$mcopy" --suites "$suites" \
-      --ra "$ra" --jobs "$jobs" > "$out/ours-$ra.log" 2>&1
+      --ra "$ra" $extra --jobs "$jobs" > "$out/ours-$ra.log" 2>&1
   [ -f "$res/summary.tsv" ] || { log "run failed, see $out/ours-$ra.log"; status=2; continue; }
   echo "== stock, $ra:// ($base/summary.tsv)"
   table "$base/summary.tsv"
