@@ -55,11 +55,13 @@ db_userdata_key(svn_fs_t *fs, apr_pool_t *pool)
 #define SCHEMA_V2_SQL SCHEMA_COLUMNS_SQL \
   " WITHOUT ROWID; PRAGMA user_version = 2;"
 
-/* The schema a new rep-cache.db of FS gets. */
+/* The schema a new rep-cache.db of FS gets, as one transaction. */
 static const char *
 schema_sql(svn_fs_t *fs)
 {
-  return SVN_FS_FS__DATA(fs)->format >= 8 ? SCHEMA_V2_SQL : SCHEMA_V1_SQL;
+  return SVN_FS_FS__DATA(fs)->format >= 8
+         ? "BEGIN IMMEDIATE; " SCHEMA_V2_SQL " COMMIT;"
+         : "BEGIN IMMEDIATE; " SCHEMA_V1_SQL " COMMIT;";
 }
 
 /* SQLite error RC on DB as the svn error stock gives for it: the codes
@@ -89,6 +91,31 @@ sqlite_error(int rc, sqlite3 *db, const char *path)
                            "%s, executing statement on '%s'",
                            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
                            svn_dirent_local_style(path, NULL));
+}
+
+/* Give DB FS's schema unless it has it (user_version 0: a new file, or one
+   whose creator was interrupted).  One transaction, so that a crash or a
+   failed write leaves either no table or the table with user_version 1;
+   never the table without the version, which stock's initialization
+   rejects ("table rep_cache already exists"; found by the I/O-error
+   campaign, doc/reliability.md). */
+static int
+ensure_schema(sqlite3 *db, svn_fs_t *fs)
+{
+  sqlite3_stmt *stmt;
+  int version = -1;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL);
+
+  if (rc == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW)
+    version = sqlite3_column_int(stmt, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_finalize(stmt);
+  if (rc != SQLITE_OK || version != 0)
+    return rc;
+  rc = sqlite3_exec(db, schema_sql(fs), NULL, NULL, NULL);
+  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
 }
 
 /* Pool cleanup closing the connection. */
@@ -148,8 +175,8 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
      against the repository before they share a rep. */
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(*db, "PRAGMA synchronous = OFF", NULL, NULL, NULL);
-  if (rc == SQLITE_OK && kind != svn_node_file)
-    rc = sqlite3_exec(*db, schema_sql(fs), NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = ensure_schema(*db, fs);
   if (rc != SQLITE_OK)
     {
       svn_error_t *err = sqlite_error(rc, *db, path);
@@ -310,8 +337,7 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
     return SVN_NO_ERROR;
   /* The connection may have been opened by a lookup before the table
      existed. */
-  rc = has_table(db) ? SQLITE_OK : sqlite3_exec(db, schema_sql(fs), NULL,
-                                                NULL, NULL);
+  rc = has_table(db) ? SQLITE_OK : ensure_schema(db, fs);
   if (rc == SQLITE_OK)
     rc = insert_all(db, reps, scratch_pool);
   if (rc != SQLITE_OK)

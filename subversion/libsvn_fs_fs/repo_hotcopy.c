@@ -6,12 +6,13 @@
  *     (an earlier copy's locks held, then the source's pack lock if we
  *     may write to the source)
  *     copy_small_files       fsfs.conf txn-current locks/ ... uuid
- *     copy_rep_cache         rep-cache.db through SQLite's backup API,
- *                            then rows after the youngest dropped
  *     copy_packed_shards     revs/S.pack, revprops/S.pack (+ r0 props)
  *     min-unpacked-rev, then drop shards the copy now has packed
  *     copy_unpacked_revs     revs/.../R and revprops/.../R up to youngest
- *     current, then format   last, so a half copy cannot be opened
+ *     current                then copy_rep_cache: rep-cache.db through
+ *                            SQLite's backup API, rows after the youngest
+ *                            dropped (never rows the copy lacks revs for)
+ *     format                 last, so a half copy cannot be opened
  *
  * Files are copied when missing, of another size, or newer in the source
  * (HOTCOPY-3): an incremental copy thus only moves new revisions, new
@@ -186,9 +187,13 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
     }
   sqlite3_close(from);
   sqlite3_close(to);
+  /* Name both files: an admin with a full disk must know which one. */
   if (rc != SQLITE_OK)
     return svn_error_createf(SVN_ERR_SQLITE_ERROR, NULL,
-                             "Cannot copy rep-cache.db: %s",
+                             "Cannot copy '%s' to '%s': %s",
+                             svn_dirent_local_style(src, pool),
+                             svn_dirent_local_style(
+                               dst_of(h, "rep-cache.db", pool), pool),
                              sqlite3_errstr(rc));
   /* Keep the stock layout: the (empty) journal file exists beside it. */
   return svn_error_trace(create_own_file(h, "rep-cache.db-journal", FALSE,
@@ -413,10 +418,6 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   SVN_ERR(ensure_dir(h, "revs", pool));
   SVN_ERR(ensure_dir(h, "revprops", pool));
   SVN_ERR(copy_small_files(h, pool));
-  SVN_ERR(copy_rep_cache(h, pool));
-  /* Rows of commits that finished after we read the youngest revision
-     would point past the copy's end (REPCACHE-1). */
-  SVN_ERR(svn_fs_fs__rep_cache_prune(h->dst, h->youngest, pool));
   SVN_ERR(copy_packed_shards(h, pool));
   if (ffd->format >= SVN_FS_FS__MIN_PACKING_FORMAT)         /* OLD-8 */
     {
@@ -430,6 +431,13 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   SVN_ERR(write_dst(h, "current",
                     current_text(ffd, h->youngest, next_node_id,
                                  next_copy_id, pool), NULL, pool));
+  /* The rep-cache only after current: its rows name revisions, and rows
+     beyond the copy's youngest break it (REPCACHE-1), so an incremental
+     copy interrupted earlier must still hold the old, matching rows.
+     Rows of commits that finished after we read the youngest revision
+     are dropped for the same reason. */
+  SVN_ERR(copy_rep_cache(h, pool));
+  SVN_ERR(svn_fs_fs__rep_cache_prune(h->dst, h->youngest, pool));
   if (h->incremental)
     return SVN_NO_ERROR;
   format.format = ffd->format;

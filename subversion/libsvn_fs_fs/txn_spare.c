@@ -361,11 +361,26 @@ push_dir(svn_boolean_t *kept, const char *parent, const char *spare_dir)
   return SVN_NO_ERROR;
 }
 
+/* Register SPARE_DIR under PARENT and its spare FILES (may be NULL) in
+   one step; FILES are freed when the directory is not kept. */
+static svn_error_t *
+publish(svn_boolean_t *kept, const char *parent, const char *spare_dir,
+        spare_files_t *files)
+{
+  SVN_ERR(push_dir(kept, parent, spare_dir));
+  if (files && *kept)
+    SVN_ERR(push_files(files));
+  else if (files)
+    free_files(files);
+  return SVN_NO_ERROR;
+}
+
 svn_error_t *
 svn_fs_fs__txn_spare_keep(svn_boolean_t *kept, const char *txn_dir,
                           const char *extra, apr_pool_t *scratch_pool)
 {
   const char *spare_dir;
+  spare_files_t *files;
   svn_error_t *err;
   apr_size_t len = strlen(txn_dir);
 
@@ -386,21 +401,16 @@ svn_fs_fs__txn_spare_keep(svn_boolean_t *kept, const char *txn_dir,
                           ".spare", SVN_VA_NULL);
   if (rename(txn_dir, spare_dir) != 0)
     return SVN_NO_ERROR;
+  /* Its spares serve txn-current before a transaction takes it.  Listed
+     while the directory is still ours alone: once registered, another
+     thread may take it at once. */
+  SVN_ERR(list_files(&files, spare_dir, scratch_pool));
   SVN_MUTEX__WITH_LOCK(spare_mutex,
-                       push_dir(kept, svn_dirent_dirname(txn_dir,
-                                                         scratch_pool),
-                                spare_dir));
+                       publish(kept, svn_dirent_dirname(txn_dir,
+                                                        scratch_pool),
+                               spare_dir, files));
   if (!*kept)
     SVN_ERR(svn_io_remove_dir2(spare_dir, TRUE, NULL, NULL, scratch_pool));
-  else
-    {
-      /* Its spares serve txn-current before a transaction takes it. */
-      spare_files_t *files;
-
-      SVN_ERR(list_files(&files, spare_dir, scratch_pool));
-      if (files)
-        SVN_MUTEX__WITH_LOCK(spare_mutex, push_files(files));
-    }
   *kept = TRUE;
   return SVN_NO_ERROR;
 }
@@ -715,6 +725,15 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
 
       if (old_name)
         SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(spare_dir, old_name));
+      if (APR_STATUS_IS_ENOENT(status)
+          && access(svn_dirent_dirname(path, scratch_pool), F_OK) == 0)
+        /* SPARE_DIR was only peeked at (txn-current): another thread
+           began a transaction meanwhile and took the directory, spare
+           and all.  The written spare stays there under its spare name,
+           inert; write PATH the plain way. */
+        return svn_error_trace(svn_io_write_atomic2(path, data, len,
+                                                    copy_perms_path, flush,
+                                                    scratch_pool));
       return svn_error_wrap_apr(status, "Can't move '%s' to '%s'",
                                 svn_dirent_local_style(tmp, scratch_pool),
                                 svn_dirent_local_style(path, scratch_pool));
