@@ -167,10 +167,9 @@ write_rep_bytes(svn_fs_fs__rep_write_result_t *result, commit_ctx_t *ctx,
                                      scratch_pool));
   SVN_ERR(svn_fs_fs__rep_writer_open(&writer, ctx->protorev->file, base,
                                      &options, scratch_pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__rep_writer_write(writer, contents->data,
-                                      contents->len));
-  return svn_error_trace(svn_fs_fs__rep_writer_finish(result, writer,
-                                                      scratch_pool));
+  return svn_error_trace(svn_fs_fs__rep_writer_write_all(
+                           result, writer, contents->data, contents->len,
+                           scratch_pool));
 }
 
 /* Write CONTENTS (a directory listing, or with PROPS a property list) of

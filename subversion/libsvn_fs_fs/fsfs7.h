@@ -298,6 +298,11 @@ typedef struct svn_fs_fs__data_t
   /* Per-repository in-process locks (see svn_fs_fs__shared_t). */
   svn_fs_fs__shared_t *shared;
 
+  /* The read-only "mutable rep of transaction X" struct that txn_store.c
+     hands out (in the fs pool) for the last transaction that needed one;
+     see new_mutable_rep. */
+  svn_fs_fs__rep_t *txn_mutable_rep;
+
   /* libsvn_fs's svn_fs_open, handed to us by set_svn_fs_open. */
   svn_error_t *(*svn_fs_open_)(svn_fs_t **, const char *, apr_hash_t *,
                                apr_pool_t *, apr_pool_t *);

@@ -111,8 +111,17 @@ struct rep_src_t
   svn_filesize_t out_pos;
   svn_filesize_t keep_pos;
 
-  svn_fs_fs__svndiff_buffers_t *bufs;
+  /* Set when the buffers were handed back to the reader (release_src):
+     a later request must decode from the start again. */
+  svn_boolean_t released;
 };
+
+/* A buffer handed back by a source that no longer needs it. */
+typedef struct spare_t
+{
+  char *data;
+  apr_size_t cap;
+} spare_t;
 
 /* State of one fulltext read. */
 struct reader_t
@@ -120,6 +129,17 @@ struct reader_t
   svn_fs_t *fs;
   apr_pool_t *pool;             /* everything of this read lives here */
   apr_pool_t *scratch;          /* cleared after each use */
+
+  /* Section buffers shared by every link: a link decodes a window only
+     after its base has finished decoding the source view, so no two
+     windows are ever in flight at once. */
+  svn_fs_fs__svndiff_buffers_t *bufs;
+
+  /* Output and input buffers of links that are done (spare_t), reused by
+     the next link.  Without them every link of a chain kept a buffer of
+     its whole text: a 50 kB file 20 links deep held 1 MB until the read
+     ended, the largest part of a load's peak RSS. */
+  apr_array_header_t *spares;
 
   /* Files opened by this read, so that chain links in the same rev or
      pack file share one handle. */
@@ -240,6 +260,82 @@ memory_src(reader_t *r, svn_revnum_t rev, apr_uint64_t item,
   return src;
 }
 
+/* Capacity for a buffer of at least NEED bytes: 1/8 more, in whole pages,
+   so that the next link of a chain (usually a slightly longer text) can
+   take it over. */
+static apr_size_t
+spare_capacity(apr_size_t need)
+{
+  apr_size_t cap = need + need / 8 + 64;
+
+  return (cap + 4095) & ~(apr_size_t)4095;
+}
+
+/* A buffer of at least NEED bytes for R: the smallest fitting spare, or
+   fresh memory of spare_capacity(NEED).  *CAP is its size. */
+static char *
+take_buffer(reader_t *r, apr_size_t need, apr_size_t *cap)
+{
+  int i, best = -1;
+  spare_t *spares = r->spares ? (spare_t *)r->spares->elts : NULL;
+  char *data;
+
+  for (i = 0; spares && i < r->spares->nelts; i++)
+    if (spares[i].cap >= need
+        && (best < 0 || spares[i].cap < spares[best].cap))
+      best = i;
+  if (best < 0)
+    {
+      *cap = spare_capacity(need);
+      return apr_palloc(r->pool, *cap);
+    }
+  data = spares[best].data;
+  *cap = spares[best].cap;
+  spares[best] = spares[--r->spares->nelts];
+  return data;
+}
+
+/* Hand DATA (CAP bytes, NULL: nothing) back to R for reuse. */
+static void
+give_buffer(reader_t *r, char *data, apr_size_t cap)
+{
+  spare_t *spare;
+
+  if (!data || cap == 0)
+    return;
+  if (!r->spares)
+    r->spares = apr_array_make(r->pool, 8, sizeof(spare_t));
+  spare = apr_array_push(r->spares);
+  spare->data = data;
+  spare->cap = cap;
+}
+
+/* SRC will not be asked for bytes again (its consumer has decoded its
+   last window): hand its buffers back.  Should it be asked after all
+   (a consumer that rewinds), it decodes again from its start. */
+static void
+release_src(rep_src_t *src)
+{
+  if (src->kind == SRC_MEMORY || src->released)
+    return;
+  give_buffer(src->reader, src->out, src->out_cap);
+  src->out = NULL;
+  src->out_cap = 0;
+  src->out_len = 0;
+  if (src->kind == SRC_DELTA)
+    {
+      if (src->in == src->own_in)
+        {
+          src->in = NULL;
+          src->in_len = 0;
+        }
+      give_buffer(src->reader, src->own_in, src->own_in_cap);
+      src->own_in = NULL;
+      src->own_in_cap = 0;
+      src->released = TRUE;
+    }
+}
+
 /* Make sure bytes [SRC->read_pos, SRC->read_pos + NEED) of SRC's data are
    in its input window.  NEED may reach into the trailer (REP-5). */
 static svn_error_t *
@@ -272,11 +368,13 @@ ensure_input(rep_src_t *src, apr_size_t need)
 
   if (src->own_in_cap < want)
     {
-      apr_size_t cap = src->own_in_cap * 2 > want ? src->own_in_cap * 2
-                                                  : want;
-      char *fresh = apr_palloc(src->reader->pool, cap);
+      apr_size_t cap;
+      char *fresh = take_buffer(src->reader,
+                                src->own_in_cap * 2 > want
+                                ? src->own_in_cap * 2 : want, &cap);
       if (keep)
         memcpy(fresh, src->in + (src->read_pos - src->in_pos), keep);
+      give_buffer(src->reader, src->own_in, src->own_in_cap);
       src->own_in = fresh;
       src->own_in_cap = cap;
     }
@@ -374,7 +472,8 @@ src_open(rep_src_t **result, reader_t *r, svn_revnum_t rev,
       SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_parse_header(
                                &src->version, src->in, head), src));
       src->read_pos = SVN_FS_FS__SVNDIFF_HEADER_LEN;
-      src->bufs = svn_fs_fs__svndiff_buffers_create(r->pool);
+      if (!r->bufs)
+        r->bufs = svn_fs_fs__svndiff_buffers_create(r->pool);
     }
   *result = src;
   return SVN_NO_ERROR;
@@ -516,11 +615,14 @@ make_room(rep_src_t *src, apr_size_t n)
     }
   if (src->out_len + n > src->out_cap || src->out == NULL)
     {
-      apr_size_t cap = src->out_cap * 2 > src->out_len + n
-                     ? src->out_cap * 2 : src->out_len + n + 64;
-      char *fresh = apr_palloc(src->reader->pool, cap);
+      apr_size_t cap;
+      char *fresh = take_buffer(src->reader,
+                                src->out_cap * 2 > src->out_len + n
+                                ? src->out_cap * 2 : src->out_len + n,
+                                &cap);
       if (src->out_len)
         memcpy(fresh, src->out, src->out_len);
+      give_buffer(src->reader, src->out, src->out_cap);
       src->out = fresh;
       src->out_cap = cap;
     }
@@ -604,12 +706,15 @@ decode_window(rep_src_t *src)
   make_room(src, w.tview_len);
   SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_decode_sections(
                            &sections, &w, src->version,
-                           (const unsigned char *)body, src->bufs), src));
+                           (const unsigned char *)body, src->reader->bufs), src));
   SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_apply(
                            src->out + src->out_len, &w, &sections, source),
                          src));
   src->out_len += w.tview_len;
   src->read_pos += total;
+  /* That was SRC's last window: its base will not be asked again. */
+  if (src->read_pos >= src->data_len && src->base)
+    release_src(src->base);
   return SVN_NO_ERROR;
 }
 
@@ -633,6 +738,7 @@ rewind_src(rep_src_t *src)
   src->out_pos = 0;
   src->out_len = 0;
   src->keep_pos = 0;
+  src->released = FALSE;
 }
 
 /* Point *DATA to bytes [OFFSET, OFFSET+LEN) of SRC's fulltext.  Valid
@@ -667,7 +773,7 @@ src_get(const char **data, rep_src_t *src, svn_filesize_t offset,
         return SVN_NO_ERROR;
 
       default:
-        if (offset < src->out_pos)
+        if (offset < src->out_pos || src->released)
           rewind_src(src);
         src->keep_pos = offset;
         while (src->out_pos + (svn_filesize_t)src->out_len < end)
@@ -1073,7 +1179,7 @@ stored_next_window(svn_txdelta_window_t **window, void *baton,
   SVN_ERR(load_window(&w, &body, &total, src));
   SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_decode_sections(
                            &sections, &w, src->version,
-                           (const unsigned char *)body, src->bufs), src));
+                           (const unsigned char *)body, src->reader->bufs), src));
   SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_to_txdelta(window, &w, &sections,
                                                        pool), src));
   src->read_pos += total;

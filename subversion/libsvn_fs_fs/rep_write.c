@@ -45,6 +45,10 @@ struct svn_fs_fs__rep_writer_t
   svn_stream_t *base;
   svn_filesize_t base_pos;
 
+  /* Buffers grow with what they hold, up to a window: a load writes
+     mostly small texts and listings, and three full-window buffers per
+     rep (plus the matcher's tables for them) made fsfs7's peak RSS
+     exceed stock's. */
   svn_fs_fs__svndiff_encoder_t *encoder;   /* NULL for PLAIN */
   svn_stringbuf_t *window;                 /* gathered fulltext, < W */
   svn_stringbuf_t *source;                 /* current source view */
@@ -121,8 +125,7 @@ svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
   w->options = *options;
   w->pool = result_pool;
   w->base = base ? base->fulltext : NULL;
-  w->window = svn_stringbuf_create_ensure(WINDOW_SIZE,
-                                          result_pool);
+  w->window = svn_stringbuf_create_empty(result_pool);
   w->md5 = svn_checksum_ctx_create(svn_checksum_md5, result_pool);
   w->sha1 = svn_checksum_ctx_create(svn_checksum_sha1, result_pool);
   SVN_ERR(svn_io_file_get_offset(&w->offset, file, scratch_pool));
@@ -135,10 +138,8 @@ svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
                                                 options->svndiff_version,
                                                 options->zlib_level,
                                                 result_pool));
-      w->source = svn_stringbuf_create_ensure(base ? WINDOW_SIZE
-                                                   : 0, result_pool);
-      w->out = svn_stringbuf_create_ensure(WINDOW_SIZE / 2,
-                                           result_pool);
+      w->source = svn_stringbuf_create_empty(result_pool);
+      w->out = svn_stringbuf_create_empty(result_pool);
       svn_fs_fs__svndiff_encode_header(header, w->encoder);
       w->data_len = header->len - w->header_len;
     }
@@ -147,51 +148,90 @@ svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
   return SVN_NO_ERROR;
 }
 
-/* Read the base's next window into W->source (empty once the base has
-   ended) and leave W->base_pos at its end. */
-static svn_error_t *
-read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w)
+/* Make *BUF (in POOL) hold at least NEED bytes, NEED <= a window: at
+   least double its capacity, so that a buffer filled in small steps is
+   reallocated only a few times, but never beyond a window (which
+   svn_stringbuf_ensure's doubling would do). */
+static void
+grow(svn_stringbuf_t **buf, apr_size_t need, apr_pool_t *pool)
 {
-  apr_size_t len = WINDOW_SIZE;
+  apr_size_t want = (*buf)->blocksize * 2 > need ? (*buf)->blocksize * 2
+                                                 : need;
+  svn_stringbuf_t *fresh;
+
+  if (need < (*buf)->blocksize)
+    return;
+  fresh = svn_stringbuf_create_ensure(want < WINDOW_SIZE ? want
+                                                         : WINDOW_SIZE,
+                                      pool);
+  memcpy(fresh->data, (*buf)->data, (*buf)->len + 1);
+  fresh->len = (*buf)->len;
+  *buf = fresh;
+}
+
+/* Read the base's next window into W->source (empty once the base has
+   ended) and leave W->base_pos at its end.  HINT, the length of the
+   target window, is a guess at the view's length: the buffer starts
+   there and grows only while the base has more. */
+static svn_error_t *
+read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w,
+                 apr_size_t hint)
+{
+  apr_size_t len;
 
   *sview_offset = w->base_pos;
   svn_stringbuf_setempty(w->source);
   if (!w->base)
     return SVN_NO_ERROR;
-  SVN_ERR(svn_stream_read_full(w->base, w->source->data, &len));
-  w->source->len = len;
-  w->source->data[len] = '\0';
-  w->base_pos += len;
-  if (len < WINDOW_SIZE)
-    w->base = NULL;     /* ended: later windows get empty views */
+  grow(&w->source, hint > 4096 ? hint : 4096, w->pool);
+  do
+    {
+      apr_size_t want = (w->source->blocksize - 1 < WINDOW_SIZE
+                         ? w->source->blocksize - 1 : WINDOW_SIZE)
+                        - w->source->len;
+      len = want;
+      SVN_ERR(svn_stream_read_full(w->base, w->source->data + w->source->len,
+                                   &len));
+      w->source->len += len;
+      if (len < want)
+        {
+          w->base = NULL;     /* ended: later windows get empty views */
+          break;
+        }
+      if (w->source->len < WINDOW_SIZE)
+        grow(&w->source, w->source->len + 1, w->pool);
+    }
+  while (w->source->len < WINDOW_SIZE);
+  w->source->data[w->source->len] = '\0';
+  w->base_pos += w->source->len;
+  if (w->source->len < WINDOW_SIZE)
+    w->base = NULL;
   return SVN_NO_ERROR;
 }
 
-/* Write the gathered fulltext W->window as data and empty it. */
+/* Write the LEN fulltext bytes at DATA (at most a window) as data. */
 static svn_error_t *
-flush_window(svn_fs_fs__rep_writer_t *w)
+flush_window(svn_fs_fs__rep_writer_t *w, const char *data, apr_size_t len)
 {
   svn_filesize_t sview_offset;
 
   if (w->options.plain)
     {
-      SVN_ERR(write_bytes(w, w->window->data, w->window->len));
-      w->data_len += w->window->len;
+      SVN_ERR(write_bytes(w, data, len));
+      w->data_len += len;
     }
   else
     {
-      SVN_ERR(read_source_view(&sview_offset, w));
+      SVN_ERR(read_source_view(&sview_offset, w, len));
       svn_stringbuf_setempty(w->out);
       SVN_ERR(svn_fs_fs__svndiff_encode_window(w->out, w->encoder,
                                                sview_offset,
                                                w->source->data,
                                                w->source->len,
-                                               w->window->data,
-                                               w->window->len));
+                                               data, len));
       SVN_ERR(write_bytes(w, w->out->data, w->out->len));
       w->data_len += w->out->len;
     }
-  svn_stringbuf_setempty(w->window);
   return SVN_NO_ERROR;
 }
 
@@ -204,18 +244,52 @@ svn_fs_fs__rep_writer_write(svn_fs_fs__rep_writer_t *writer,
   SVN_ERR(svn_checksum_update(writer->sha1, data, len));
   writer->expanded_size += len;
 
+  /* Whole windows straight from the caller's bytes, without a copy. */
+  while (writer->window->len == 0 && len >= WINDOW_SIZE)
+    {
+      SVN_ERR(flush_window(writer, data, WINDOW_SIZE));
+      data += WINDOW_SIZE;
+      len -= WINDOW_SIZE;
+    }
   while (len > 0)
     {
       apr_size_t room = WINDOW_SIZE - writer->window->len;
       apr_size_t take = len < room ? len : room;
 
+      grow(&writer->window, writer->window->len + take, writer->pool);
       svn_stringbuf_appendbytes(writer->window, data, take);
       data += take;
       len -= take;
       if (writer->window->len == WINDOW_SIZE)
-        SVN_ERR(flush_window(writer));
+        {
+          SVN_ERR(flush_window(writer, writer->window->data,
+                               writer->window->len));
+          svn_stringbuf_setempty(writer->window);
+        }
     }
   return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__rep_writer_write_all(svn_fs_fs__rep_write_result_t *result,
+                                svn_fs_fs__rep_writer_t *writer,
+                                const char *data, apr_size_t len,
+                                apr_pool_t *scratch_pool)
+{
+  SVN_ERR_ASSERT(!writer->finished && writer->expanded_size == 0);
+  SVN_ERR(svn_checksum_update(writer->md5, data, len));
+  SVN_ERR(svn_checksum_update(writer->sha1, data, len));
+  writer->expanded_size = len;
+  while (len > 0)
+    {
+      apr_size_t take = len < WINDOW_SIZE ? len : WINDOW_SIZE;
+
+      SVN_ERR(flush_window(writer, data, take));
+      data += take;
+      len -= take;
+    }
+  return svn_error_trace(svn_fs_fs__rep_writer_finish(result, writer,
+                                                      scratch_pool));
 }
 
 static svn_error_t *
@@ -254,7 +328,7 @@ svn_fs_fs__rep_writer_finish(svn_fs_fs__rep_write_result_t *result,
   SVN_ERR_ASSERT(!writer->finished);
   writer->finished = TRUE;
   if (writer->window->len > 0)
-    SVN_ERR(flush_window(writer));
+    SVN_ERR(flush_window(writer, writer->window->data, writer->window->len));
   SVN_ERR(write_bytes(writer, SVN_FS_FS__REP_TRAILER,
                       SVN_FS_FS__REP_TRAILER_LEN));
 

@@ -86,6 +86,16 @@ svn_error_t *
 svn_fs_fs__rep_writer_write(svn_fs_fs__rep_writer_t *writer,
                             const char *data, apr_size_t len);
 
+/* Write the whole fulltext, LEN bytes at DATA, to a WRITER nothing was
+   written to yet, and finish it as svn_fs_fs__rep_writer_finish() does.
+   Unlike svn_fs_fs__rep_writer_write() it encodes straight from DATA,
+   without gathering windows in a buffer of its own. */
+svn_error_t *
+svn_fs_fs__rep_writer_write_all(svn_fs_fs__rep_write_result_t *result,
+                                svn_fs_fs__rep_writer_t *writer,
+                                const char *data, apr_size_t len,
+                                apr_pool_t *scratch_pool);
+
 /* A writable stream feeding WRITER (in RESULT_POOL).  Closing the stream
    does not finish the rep: call svn_fs_fs__rep_writer_finish(). */
 svn_stream_t *

@@ -748,25 +748,34 @@ svn_fs_fs__txn_delete_noderev(svn_fs_t *fs, const svn_fs_fs__id_t *id,
                                              TRUE, scratch_pool));
 }
 
-/* A new mutable rep of NODEREV's transaction for a side file.  Its
-   struct is allocated in FS->pool (PARENT's pool is not known here), so
-   it is kept minimal: the node file spells such a rep "-1" (TXN-6), which
-   drops any uniquifier, so none is kept in memory either; the node id the
-   stock module spends on one is still taken so that next-ids stays equal
-   to stock's (TXN-3). */
+/* A new mutable rep of NODEREV's transaction for a side file.  The
+   struct must outlive the call but PARENT's pool is not known here, so it
+   lives in FS->pool, and since callers treat it as read-only and it says
+   no more than "in transaction X" (the node file spells such a rep "-1",
+   TXN-6, which drops any uniquifier), all reps of one transaction share
+   one: a struct per call grew the fs pool by ~3 kB per loaded revision
+   for the whole load.  The node id the stock module spends on one is
+   still taken so that next-ids stays equal to stock's (TXN-3). */
 static svn_error_t *
 new_mutable_rep(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
                 const svn_fs_fs__noderev_t *noderev,
                 apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__rep_t *r = apr_pcalloc(fs->pool, sizeof(*r));
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__rep_t *r = ffd->txn_mutable_rep;
   svn_fs_fs__id_part_t unused;
 
-  r->revision = SVN_INVALID_REVNUM;
-  r->in_txn = TRUE;
-  r->txn_id = noderev->id->txn_id;
+  if (!r || r->txn_id.revision != noderev->id->txn_id.revision
+      || r->txn_id.number != noderev->id->txn_id.number)
+    {
+      r = apr_pcalloc(fs->pool, sizeof(*r));
+      r->revision = SVN_INVALID_REVNUM;
+      r->in_txn = TRUE;
+      r->txn_id = noderev->id->txn_id;
+      ffd->txn_mutable_rep = r;
+    }
   /* OLD-6: stock spends none before format 4 (no uniquifiers there). */
-  if (SVN_FS_FS__DATA(fs)->format >= SVN_FS_FS__MIN_REP_SHARING_FORMAT)
+  if (ffd->format >= SVN_FS_FS__MIN_REP_SHARING_FORMAT)
     SVN_ERR(svn_fs_fs__txn_new_node_id(&unused, fs, &r->txn_id,
                                        scratch_pool));
   *rep = r;

@@ -136,8 +136,9 @@ svn_fs_fs__txn_delete_noderev(svn_fs_t *fs, const svn_fs_fs__id_t *id,
    rep mutable (updating *PARENT and its node file; a node id is spent as
    stock spends one on the rep's uniquifier); later changes append one
    incremental record.  PARENT is updated in place: its new data_rep is a
-   small struct in FS->pool (PARENT's pool is not known here) that callers
-   must treat as read-only. */
+   small struct in FS->pool (PARENT's pool is not known here), shared by
+   all such reps of the transaction, that callers must treat as
+   read-only. */
 svn_error_t *
 svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
                          const char *name, const svn_fs_fs__id_t *id,

@@ -480,6 +480,75 @@ test_streaming(void **state)
   remove_fs(fs);
 }
 
+/* Write TARGET against BASE_TEXT into a fresh format-8 repository, with
+   svn_fs_fs__rep_writer_write_all (CHUNK 0) or in CHUNK-byte writes;
+   *FILE_DATA receives the rev file, *RESULT the rep. */
+static void
+write_rep_in(svn_stringbuf_t **file_data,
+             svn_fs_fs__rep_write_result_t *result,
+             const svn_stringbuf_t *base_text, const svn_stringbuf_t *target,
+             apr_size_t chunk)
+{
+  svn_fs_t *fs = make_fs(8);
+  apr_file_t *file = open_rev1(fs);
+  svn_fs_fs__rep_write_options_t options = { FALSE, 1, 5 };
+  svn_fs_fs__rep_write_base_t base = { 1, 0, 12345, NULL };
+  svn_fs_fs__rep_writer_t *writer;
+  apr_size_t pos;
+
+  base.fulltext = svn_stream_from_stringbuf(
+                    svn_stringbuf_dup(base_text, pool), pool);
+  assert_null(svn_fs_fs__rep_writer_open(&writer, file, &base, &options,
+                                         pool, pool));
+  if (chunk == 0)
+    assert_null(svn_fs_fs__rep_writer_write_all(result, writer, target->data,
+                                                target->len, pool));
+  else
+    {
+      for (pos = 0; pos < target->len; pos += chunk)
+        assert_null(svn_fs_fs__rep_writer_write(
+                      writer, target->data + pos,
+                      target->len - pos < chunk ? target->len - pos
+                                                : chunk));
+      assert_null(svn_fs_fs__rep_writer_finish(result, writer, pool));
+    }
+  assert_null(svn_io_file_close(file, pool));
+  assert_null(svn_stringbuf_from_file2(
+                file_data, svn_dirent_join(fs->path, "revs/0/1", pool),
+                pool));
+  remove_fs(fs);
+}
+
+/* write_all encodes straight from the caller's bytes and the streaming
+   writer gathers windows in buffers that grow with what they hold (and
+   reads a base shorter than the target into a growing view): both must
+   give the same bytes, which decode to the target.  Chunks of 7000 bytes
+   straddle every window boundary. */
+static void
+test_write_all(void **state)
+{
+  svn_stringbuf_t *base_text = random_text(150000, 11);
+  svn_stringbuf_t *target = svn_stringbuf_dup(base_text, pool);
+  svn_stringbuf_t *all, *chunked, *decoded;
+  svn_fs_fs__rep_write_result_t r_all, r_chunked;
+
+  svn_stringbuf_appendstr(target, random_text(120000, 12));
+  target->data[5] = 'X';
+  write_rep_in(&all, &r_all, base_text, target, 0);
+  write_rep_in(&chunked, &r_chunked, base_text, target, 7000);
+  assert_true(svn_stringbuf_compare(all, chunked));
+  assert_int_equal(r_all.size, r_chunked.size);
+  assert_int_equal(r_all.expanded_size, target->len);
+  assert_int_equal(r_chunked.expanded_size, target->len);
+  assert_memory_equal(r_all.md5_digest, r_chunked.md5_digest,
+                      sizeof(r_all.md5_digest));
+  assert_null(svn_fs_fs__svndiff_decode_all(&decoded, all->data + 16,
+                                            (apr_size_t)r_all.size,
+                                            base_text->data, base_text->len,
+                                            pool, pool));
+  assert_true(svn_stringbuf_compare(decoded, target));
+}
+
 int
 main(void)
 {
@@ -488,6 +557,7 @@ main(void)
     cmocka_unit_test(test_format8),
     cmocka_unit_test(test_options_from_config),
     cmocka_unit_test(test_streaming),
+    cmocka_unit_test(test_write_all),
   };
   apr_initialize();
   pool = svn_pool_create(NULL);
