@@ -37,6 +37,7 @@
 #include "private/svn_subr_private.h"
 
 #include "commit.h"
+#include "pack.h"
 #include "deltify.h"
 #include "rep_cache.h"
 #include "rep_write.h"
@@ -700,9 +701,9 @@ open_new_file(apr_file_t **file, const char *path, commit_ctx_t *ctx,
 }
 
 /* COMMIT-5: write the revprops file.  Revision N is invisible until
-   COMMIT-6, so the file is written in place (no temp file, no rename),
-   fsynced, given the rev file's permissions, and its directory
-   fsynced. */
+   COMMIT-6, so the file is written in place (no temp file; a spare file
+   of the transaction may take the name first, TXN-14), fsynced, given
+   the rev file's permissions, and its directory fsynced. */
 static svn_error_t *
 write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
@@ -711,12 +712,25 @@ write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   svn_stringbuf_t *dump = svn_stringbuf_create_empty(scratch_pool);
   const char *path = svn_fs_fs__path_revprops(ctx->fs, ctx->new_rev,
                                               scratch_pool);
+  svn_boolean_t took;
 
   SVN_ERR(final_revprops(&props, ctx, scratch_pool, scratch_pool));
   svn_fs_fs__hashdump_unparse(dump, props, scratch_pool);
-  SVN_ERR(open_new_file(&file, path, ctx, scratch_pool));
+  /* A spare file of the transaction when there is one (txn_spare.c):
+     its old bytes are overwritten and cut off. */
+  SVN_ERR(svn_fs_fs__txn_spare_take(&took, svn_fs_fs__txn_path(
+                                              ctx->fs, &ctx->txn_id, NULL,
+                                              scratch_pool),
+                                    path, scratch_pool));
+  if (took)
+    SVN_ERR(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT,
+                             scratch_pool));
+  else
+    SVN_ERR(open_new_file(&file, path, ctx, scratch_pool));
   SVN_ERR(svn_io_file_write_full(file, dump->data, dump->len, NULL,
                                  scratch_pool));
+  if (took)
+    SVN_ERR(svn_io_file_trunc(file, dump->len, scratch_pool));
   if (ctx->flush)
     SVN_ERR(svn_io_file_flush_to_disk(file, scratch_pool));
   SVN_ERR(svn_io_file_close(file, scratch_pool));
@@ -772,9 +786,12 @@ write_current(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   const char *text = apr_psprintf(scratch_pool, "%ld\n", ctx->new_rev);
   const char *path = svn_fs_fs__path_db(ctx->fs, "current", scratch_pool);
 
-  /* With FLUSH, svn_io_write_atomic2 also syncs db/ after the rename. */
-  SVN_ERR(svn_io_write_atomic2(path, text, strlen(text), path, ctx->flush,
-                               scratch_pool));
+  /* With FLUSH, db/ is also synced after the rename.  The temp file is
+     a spare of the transaction when there is one (txn_spare.c). */
+  SVN_ERR(svn_fs_fs__txn_spare_write_atomic(
+            path, text, strlen(text), path, ctx->flush,
+            svn_fs_fs__txn_path(ctx->fs, &ctx->txn_id, NULL, scratch_pool),
+            scratch_pool));
   ctx->ffd->youngest_rev_cache = ctx->new_rev;
   return SVN_NO_ERROR;
 }
@@ -980,5 +997,9 @@ svn_fs_fs__commit_txn(const char **conflict_p, svn_revnum_t *new_rev,
   if (SVN_IS_VALID_REVNUM(*new_rev))
     txn->base_rev = *new_rev - 1;
   svn_pool_destroy(iterpool);
+  /* [debug] pack-after-commit: pack as soon as a shard is complete
+     (after the write lock is released; pack.md PACK-1). */
+  if (!err && SVN_FS_FS__DATA(txn->fs)->pack_after_commit)
+    err = svn_fs_fs__pack(txn->fs, NULL, NULL, NULL, NULL, pool);
   return svn_error_trace(err);
 }

@@ -18,6 +18,7 @@
 #include "locks_write.h"
 #include "paths.h"
 #include "repo.h"
+#include "repo_repcache.h"
 #include "revprops.h"
 #include "tree.h"
 #include "txn.h"
@@ -309,6 +310,41 @@ fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
                            ctlcode.fs_type, ctlcode.code);
 }
 
+/* 'svnadmin build-repcache' calls ioctl "fsfs":1004 with this input.
+   The layout is svnadmin's ABI (its private header, which we cannot
+   include next to fsfs7.h: both name svn_fs_fs__id_part_t). */
+#define IOCTL_BUILD_REP_CACHE 1004
+typedef struct build_rep_cache_input_t
+{
+  svn_revnum_t start_rev;
+  svn_revnum_t end_rev;
+  svn_fs_progress_notify_func_t progress_func;
+  void *progress_baton;
+} build_rep_cache_input_t;
+
+/* The vtable's ioctl: build-repcache here, the other codes in
+   fs_ioctl. */
+static svn_error_t *
+fs_ioctl_or_build_rep_cache(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode,
+                            void *input, void **output_p,
+                            svn_cancel_func_t cancel_func,
+                            void *cancel_baton, apr_pool_t *result_pool,
+                            apr_pool_t *scratch_pool)
+{
+  const build_rep_cache_input_t *in = input;
+
+  if (strcmp(ctlcode.fs_type, SVN_FS_TYPE_FSFS) != 0
+      || ctlcode.code != IOCTL_BUILD_REP_CACHE)
+    return svn_error_trace(fs_ioctl(fs, ctlcode, input, output_p,
+                                    cancel_func, cancel_baton, result_pool,
+                                    scratch_pool));
+  SVN_ERR(svn_fs__check_fs(fs, TRUE));
+  return svn_error_trace(svn_fs_fs__rep_cache_build(
+                           fs, in->start_rev, in->end_rev, in->progress_func,
+                           in->progress_baton, cancel_func, cancel_baton,
+                           scratch_pool));
+}
+
 const fs_vtable_t svn_fs_fs__fs_vtable = {
   fs_youngest_rev,
   fs_refresh_revprops,
@@ -333,5 +369,5 @@ const fs_vtable_t svn_fs_fs__fs_vtable = {
   fs_verify_root,
   fs_freeze,
   fs_bdb_set_errcall,
-  fs_ioctl
+  fs_ioctl_or_build_rep_cache
 };

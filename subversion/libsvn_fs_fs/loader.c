@@ -16,6 +16,7 @@
 #include "repo.h"
 #include "id.h"
 #include "index.h"
+#include "pack.h"
 #include "tree.h"
 
 #define FSFS7_DESCRIPTION \
@@ -149,7 +150,11 @@ fsfs7_pack(svn_fs_t *fs, const char *path, svn_fs_pack_notify_t notify_func,
            void *cancel_baton, svn_mutex__t *common_pool_lock,
            apr_pool_t *pool, apr_pool_t *common_pool)
 {
-  return svn_fs_fs__unsupported("pack");
+  SVN_ERR(svn_fs_fs__shared_set_home(common_pool_lock, common_pool));
+  SVN_ERR(svn_fs__check_fs(fs, FALSE));
+  SVN_ERR(svn_fs_fs__open_repo(fs, path, pool));
+  return svn_error_trace(svn_fs_fs__pack(fs, notify_func, notify_baton,
+                                         cancel_func, cancel_baton, pool));
 }
 
 static svn_error_t *

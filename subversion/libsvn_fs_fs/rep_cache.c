@@ -113,6 +113,22 @@ close_db(void *baton)
   return APR_SUCCESS;
 }
 
+/* Whether DB has the rep_cache table.  Another committer may have made
+   the file and not yet its table (two first commits at once). */
+static svn_boolean_t
+has_table(sqlite3 *db)
+{
+  sqlite3_stmt *stmt = NULL;
+  svn_boolean_t found = FALSE;
+
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE "
+                         "type = 'table' AND name = 'rep_cache'", -1, &stmt,
+                         NULL) == SQLITE_OK)
+    found = sqlite3_step(stmt) == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  return found;
+}
+
 /* Open (CREATE: creating file and table) FS's rep-cache.db into *DB,
    reusing the connection of an earlier call.  *DB NULL when the file is
    missing and CREATE is FALSE. */
@@ -213,6 +229,10 @@ svn_fs_fs__rep_cache_get(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
   rc = lookup_row(rep, db, svn_checksum_to_cstring_display(&sum,
                                                            scratch_pool),
                   result_pool);
+  /* A file without its table yet (another first commit is creating it)
+     holds no rows. */
+  if (rc != SQLITE_OK && !has_table(db))
+    return SVN_NO_ERROR;
   if (rc != SQLITE_OK)
     return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
                                                    scratch_pool));
@@ -298,7 +318,12 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
   if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed || reps->nelts == 0)
     return SVN_NO_ERROR;
   SVN_ERR(open_db(&db, fs, TRUE, scratch_pool));
-  rc = insert_all(db, reps, scratch_pool);
+  /* The connection may have been opened by a lookup before the table
+     existed. */
+  rc = has_table(db) ? SQLITE_OK : sqlite3_exec(db, SCHEMA_SQL, NULL, NULL,
+                                                NULL);
+  if (rc == SQLITE_OK)
+    rc = insert_all(db, reps, scratch_pool);
   if (rc != SQLITE_OK)
     return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
                                                    scratch_pool));
@@ -456,4 +481,12 @@ svn_fs_fs__rep_cache_match(svn_boolean_t *match, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   return ambiguous_rep(fs, found, new_rep, md5, err, scratch_pool);
+}
+
+svn_error_t *
+svn_fs_fs__rep_cache_ensure(svn_fs_t *fs, apr_pool_t *scratch_pool)
+{
+  sqlite3 *db;
+
+  return svn_error_trace(open_db(&db, fs, TRUE, scratch_pool));
 }

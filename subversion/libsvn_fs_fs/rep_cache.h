@@ -1,6 +1,6 @@
 /* rep_cache.h --- db/rep-cache.db, the SHA-1 -> representation table
  * behind rep-sharing (storage layer; schema in doc/format/rep-cache.md).
- * Pruning after recover/hotcopy stays in repo_repcache.h.
+ * Pruning after recover/hotcopy and build-repcache stay in repo_repcache.h.
  */
 #ifndef FSFS7_REP_CACHE_H
 #define FSFS7_REP_CACHE_H
@@ -21,6 +21,10 @@ svn_fs_fs__rep_cache_get(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
 svn_error_t *
 svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
                          apr_pool_t *scratch_pool);
+
+/* Create FS's rep-cache.db (with its table) unless it exists. */
+svn_error_t *
+svn_fs_fs__rep_cache_ensure(svn_fs_t *fs, apr_pool_t *scratch_pool);
 
 /* Before sharing FOUND (from svn_fs_fs__rep_cache_get) for NEW_REP (a rep
    just written, with MD5 and expanded size): *MATCH is TRUE only if the

@@ -136,6 +136,29 @@ sync_dir(svn_boolean_t *copied, const char *src, const char *dst,
   return SVN_NO_ERROR;
 }
 
+/* Give the copy db/REL, a file the copy writes to or locks, unless it
+   has one: created afresh, so writable whatever the source's mode (a
+   backup of a read-only repository must still be usable, and libsvn_fs
+   rewrites fs-type right after the copy).  WITH_TEXT takes the source's
+   content along (fs-type); lock files and the journal are empty. */
+static svn_error_t *
+create_own_file(hotcopy_t *h, const char *rel, svn_boolean_t with_text,
+                apr_pool_t *pool)
+{
+  const char *dst = dst_of(h, rel, pool);
+  svn_stringbuf_t *text;
+  svn_node_kind_t kind;
+
+  SVN_ERR(svn_io_check_path(dst, &kind, pool));
+  if (kind != svn_node_none)
+    return SVN_NO_ERROR;
+  if (!with_text)
+    return svn_error_trace(svn_io_file_create_empty(dst, pool));
+  SVN_ERR(svn_stringbuf_from_file2(&text, src_of(h, rel, pool), pool));
+  return svn_error_trace(svn_io_file_create_bytes(dst, text->data,
+                                                  text->len, pool));
+}
+
 /* rep-cache.db may be written to while we copy: use SQLite's online
    backup so the copy is a consistent snapshot (HOTCOPY-2). */
 static svn_error_t *
@@ -145,7 +168,6 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
   sqlite3 *from = NULL, *to = NULL;
   sqlite3_backup *backup;
   svn_node_kind_t kind;
-  svn_boolean_t copied;
   int rc;
 
   SVN_ERR(svn_io_check_path(src, &kind, pool));
@@ -173,21 +195,21 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
                                dst_of(h, "rep-cache.db", pool), pool),
                              sqlite3_errstr(rc));
   /* Keep the stock layout: the (empty) journal file exists beside it. */
-  return svn_error_trace(copy_newer(&copied,
-                                    src_of(h, "rep-cache.db-journal", pool),
-                                    dst_of(h, "rep-cache.db-journal", pool),
-                                    pool));
+  return svn_error_trace(create_own_file(h, "rep-cache.db-journal", FALSE,
+                                         pool));
 }
 
 /* Everything but revisions, rep-cache, current, min-unpacked-rev and
-   format.  locks/ is replaced as a whole; an earlier copy keeps its
-   uuid file (and so its instance id). */
+   format.  Configuration and txn-current are copied with their modes;
+   the files the copy itself writes or locks are its own (HOTCOPY-1).
+   locks/ is replaced as a whole; an earlier copy keeps its uuid file
+   (and so its instance id). */
 static svn_error_t *
 copy_small_files(hotcopy_t *h, apr_pool_t *pool)
 {
-  static const char *const files[] = {
-    "fs-type", "fsfs.conf", "txn-current", "txn-current-lock",
-    "write-lock", NULL
+  static const char *const files[] = { "fsfs.conf", "txn-current", NULL };
+  static const char *const lock_files[] = {
+    "txn-current-lock", "write-lock", NULL
   };
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(h->src);
   const char *text = apr_pstrcat(pool, h->src->uuid, "\n", SVN_VA_NULL);
@@ -199,6 +221,9 @@ copy_small_files(hotcopy_t *h, apr_pool_t *pool)
   for (i = 0; files[i]; i++)
     SVN_ERR(copy_newer(&copied, src_of(h, files[i], pool),
                        dst_of(h, files[i], pool), pool));
+  SVN_ERR(create_own_file(h, "fs-type", TRUE, pool));
+  for (i = 0; lock_files[i]; i++)
+    SVN_ERR(create_own_file(h, lock_files[i], FALSE, pool));
   SVN_ERR(svn_io_remove_dir2(locks, TRUE, NULL, NULL, pool));
   SVN_ERR(svn_io_check_path(src_of(h, "locks", pool), &kind, pool));
   if (kind == svn_node_dir)
@@ -344,11 +369,11 @@ copy_unpacked_revs(hotcopy_t *h, apr_pool_t *pool)
 /* Write db/NAME of the copy atomically with TEXT. */
 static svn_error_t *
 write_dst(hotcopy_t *h, const char *name, const char *text,
-          apr_pool_t *pool)
+          const char *copy_perms_path, apr_pool_t *pool)
 {
   return svn_error_trace(svn_io_write_atomic2(dst_of(h, name, pool), text,
-                                              strlen(text), NULL, TRUE,
-                                              pool));
+                                              strlen(text), copy_perms_path,
+                                              TRUE, pool));
 }
 
 /* The copy proper; the source's pack lock is held (format 7+). */
@@ -366,12 +391,14 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   SVN_ERR(ensure_dir(h, "revprops", pool));
   SVN_ERR(copy_small_files(h, pool));
   SVN_ERR(copy_packed_shards(h, pool));
+  /* Our value (read under the pack lock), the source file's mode. */
   SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
-                      pool, "%ld\n", ffd->min_unpacked_rev), pool));
+                      pool, "%ld\n", ffd->min_unpacked_rev),
+                    src_of(h, "min-unpacked-rev", pool), pool));
   SVN_ERR(drop_unpacked_shards(h, pool));
   SVN_ERR(copy_unpacked_revs(h, pool));
   SVN_ERR(write_dst(h, "current", apr_psprintf(pool, "%ld\n", h->youngest),
-                    pool));
+                    NULL, pool));
   /* The rep-cache only after current: its rows name revisions, and rows
      beyond the copy's youngest break it (REPCACHE-1), so an incremental
      copy interrupted earlier must still hold the old, matching rows.

@@ -6,12 +6,22 @@
  * while commits went on).  Such rows point at revisions that do not
  * exist there; the next commit sharing one of those representations
  * would reference missing data.  So both drop them, as stock does.
+ *
+ * 'svnadmin build-repcache' goes the other way: it re-adds the rows of
+ * existing revisions, e.g. after rep-cache.db was lost or rep-sharing
+ * was switched on late.
  */
 #include <sqlite3.h>
 
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
+#include "svn_pools.h"
+#include "svn_checksum.h"
 
+#include "node.h"
+#include "node_walk.h"
+#include "rep_read.h"
+#include "rep_cache.h"
 #include "repo_repcache.h"
 
 /* Give up on a rep-cache that a committer keeps locked after this long. */
@@ -70,5 +80,127 @@ svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
       return err;
     }
   sqlite3_close(db);
+  return SVN_NO_ERROR;
+}
+
+/* Append REP, a text or property rep of a node-rev of REV, to REPS
+   (its copy in RESULT_POOL) if REV stored it itself: a rep that REV only
+   references (shared, or carried over from a predecessor) has its row
+   from its own revision.  Property reps carry no SHA-1 on disk; a commit
+   knows the checksum of what it wrote, and so do we after reading the
+   property list back (RCACHE-6). */
+static svn_error_t *
+add_if_own(apr_array_header_t *reps, svn_fs_t *fs,
+           const svn_fs_fs__rep_t *rep, svn_revnum_t rev,
+           apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__rep_t *row;
+  svn_stream_t *contents;
+  svn_checksum_t *sha1;
+
+  if (!rep || rep->in_txn || rep->revision != rev)
+    return SVN_NO_ERROR;
+  row = apr_pmemdup(result_pool, rep, sizeof(*rep));
+  row->uniquifier = NULL;     /* not part of a row; lives in SCRATCH_POOL */
+  if (!row->has_sha1)
+    {
+      SVN_ERR(svn_fs_fs__rep_contents_stream(&contents, fs, rep,
+                                             scratch_pool));
+      contents = svn_stream_checksummed2(contents, &sha1, NULL,
+                                         svn_checksum_sha1, TRUE,
+                                         scratch_pool);
+      SVN_ERR(svn_stream_copy3(contents, svn_stream_empty(scratch_pool),
+                               NULL, NULL, scratch_pool));
+      memcpy(row->sha1_digest, sha1->digest, sizeof(row->sha1_digest));
+      row->has_sha1 = TRUE;
+    }
+  APR_ARRAY_PUSH(reps, const svn_fs_fs__rep_t *) = row;
+  return SVN_NO_ERROR;
+}
+
+/* The shareable reps REV stored, in *REPS (RESULT_POOL).  Every node-rev
+   REV wrote with a new text or property rep sits at a path in REV's
+   changed-path list (whose ids, from format 7 on, are the transaction's,
+   so the path is looked up); node-revs written only because a child
+   changed keep their older reps. */
+static svn_error_t *
+reps_of_revision(apr_array_header_t **reps, svn_fs_t *fs, svn_revnum_t rev,
+                 apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  apr_array_header_t *changes;
+  apr_size_t first = 0;
+  svn_boolean_t done = FALSE;
+  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
+  int i;
+
+  *reps = apr_array_make(result_pool, 4, sizeof(const svn_fs_fs__rep_t *));
+  while (!done)
+    {
+      svn_pool_clear(iterpool);
+      SVN_ERR(svn_fs_fs__rev_changes_block(&changes, &done, fs, rev, first,
+                                           256, iterpool, iterpool));
+      if (changes->nelts == 0)
+        break;
+      first += changes->nelts;
+      for (i = 0; i < changes->nelts; i++)
+        {
+          const svn_fs_fs__change_t *change
+            = APR_ARRAY_IDX(changes, i, svn_fs_fs__change_t *);
+          svn_fs_fs__noderev_t *noderev;
+
+          if (change->change_kind == svn_fs_path_change_delete)
+            continue;
+          SVN_ERR(svn_fs_fs__node_at_path(&noderev, fs, rev,
+                                          change->path.data, iterpool,
+                                          iterpool));
+          if (!noderev)
+            continue;
+          /* A directory's listing is never shared. */
+          if (noderev->kind == svn_node_file)
+            SVN_ERR(add_if_own(*reps, fs, noderev->data_rep, rev,
+                               result_pool, iterpool));
+          SVN_ERR(add_if_own(*reps, fs, noderev->prop_rep, rev, result_pool,
+                             iterpool));
+        }
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__rep_cache_build(svn_fs_t *fs, svn_revnum_t start,
+                           svn_revnum_t end,
+                           svn_fs_progress_notify_func_t progress_func,
+                           void *progress_baton,
+                           svn_cancel_func_t cancel_func, void *cancel_baton,
+                           apr_pool_t *scratch_pool)
+{
+  apr_pool_t *iterpool;
+  apr_array_header_t *reps;
+  svn_revnum_t rev;
+
+  if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed)
+    return svn_error_create(SVN_ERR_FS_REP_SHARING_NOT_ALLOWED, NULL,
+                            "Rep-sharing is disabled in fsfs.conf: no "
+                            "rep-cache.db to build");
+  if (!SVN_IS_VALID_REVNUM(start))
+    start = 1;
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(end, fs, scratch_pool));
+  /* Like stock, a run that covers any revision leaves a rep-cache.db,
+     even when no revision had a rep to share. */
+  if (start <= end)
+    SVN_ERR(svn_fs_fs__rep_cache_ensure(fs, scratch_pool));
+  iterpool = svn_pool_create(scratch_pool);
+  for (rev = start; rev <= end; rev++)
+    {
+      svn_pool_clear(iterpool);
+      if (cancel_func)
+        SVN_ERR(cancel_func(cancel_baton));
+      SVN_ERR(reps_of_revision(&reps, fs, rev, iterpool, iterpool));
+      SVN_ERR(svn_fs_fs__rep_cache_add(fs, reps, iterpool));
+      if (progress_func)
+        progress_func(rev, progress_baton, iterpool);
+    }
+  svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
 }

@@ -1,12 +1,14 @@
 /* repo_repcache.h --- keeping db/rep-cache.db in step with db/current
  * (admin layer; doc/format/layout.md REPCACHE-1).
  *
- * Owner: the admin layer (repo_recover.c, repo_hotcopy.c).
+ * Owner: the admin layer (repo_recover.c, repo_hotcopy.c, the
+ * build-repcache ioctl of fs_vtable.c).
  */
 #ifndef FSFS7_REPO_REPCACHE_H
 #define FSFS7_REPO_REPCACHE_H
 
 #include "svn_error.h"
+#include "svn_fs.h"
 #include "svn_types.h"
 #include <apr_pools.h>
 
@@ -15,6 +17,22 @@
    never created here.  Errors from SQLite become SVN_ERR_SQLITE_ERROR. */
 svn_error_t *
 svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
+                           apr_pool_t *scratch_pool);
+
+/* Rebuild rep-cache.db rows for revisions START..END of FS (START
+   invalid: from r1; END must exist), as 'svnadmin build-repcache' does
+   through the fsfs:1004 ioctl (RCACHE-6): every file text rep and
+   property rep with a SHA-1 that a node-rev of revision R stored in R
+   itself gets its row (rows already there are kept), one SQLite
+   transaction per revision, then PROGRESS_FUNC (if any) hears of R.
+   SVN_ERR_FS_REP_SHARING_NOT_ALLOWED when fsfs.conf disables
+   rep-sharing. */
+svn_error_t *
+svn_fs_fs__rep_cache_build(svn_fs_t *fs, svn_revnum_t start,
+                           svn_revnum_t end,
+                           svn_fs_progress_notify_func_t progress_func,
+                           void *progress_baton,
+                           svn_cancel_func_t cancel_func, void *cancel_baton,
                            apr_pool_t *scratch_pool);
 
 #endif

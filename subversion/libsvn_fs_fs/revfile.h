@@ -75,8 +75,8 @@ svn_fs_fs__revfile_read_some(const char **data, apr_size_t *len,
    index which items it holds, parse and cache them all).  *DATA points at
    the byte at OFFSET, *LEN bytes follow it up to the block end or EOF,
    *BLOCK_START is the block's first offset.  The memory belongs to the
-   open file and stays valid until the next read through any handle on the
-   same file; copy what must live longer. */
+   open files of the svn_fs_t and stays valid until the next read of any
+   revision or pack file through it; copy what must live longer. */
 svn_error_t *
 svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
                          apr_off_t *block_start, svn_fs_fs__revfile_t *file,

@@ -102,54 +102,113 @@ read_if_exists(svn_stringbuf_t **content, const char *path,
 /* Cache keys                                                          */
 
 /* Cache keys are (revision, generation).  The generation is a process-
-   wide unique number held per svn_fs_t (as pool user data, so the shared
-   private data needs no extra field); refresh_revprops moves an fs to a
-   new generation, which makes all its older entries unreachable. */
-#define GENERATION_KEY "fsfs7-revprop-generation"
+   wide unique number held per svn_fs_t (in its revprop_state_t, pool
+   user data, so the shared private data needs no extra field);
+   refresh_revprops moves an fs to a new generation, which makes all its
+   older entries unreachable. */
+#define STATE_KEY "fsfs7-revprop-state"
+
+/* How many parsed manifests and pack files one svn_fs_t keeps.  Each
+   holds an open file (see held_file_t), so these also bound the file
+   descriptors we pin: revfile.c keeps up to 8 more. */
+#define MANIFEST_SLOTS 4
+#define PACK_SLOTS 8
+
+/* Larger manifests and packs are parsed, used and dropped: what we keep
+   stays within (MANIFEST_SLOTS + PACK_SLOTS) * this. */
+#define KEEP_LIMIT (256 * 1024)
+
+/* A file of a packed shard whose parsed content we keep.  Writers never
+   change these files in place; they write a temp file and rename it over
+   the old name (RPPACK-7).  So while the name still leads to the inode we
+   read, the content is what we parsed -- and holding the file open makes
+   sure that inode cannot be freed and reused for a newer file.  One
+   stat() of the path thus answers what re-reading and re-parsing the
+   file would, which keeps REFRESH a true read barrier. */
+typedef struct held_file_t
+{
+  const char *path;
+  apr_file_t *file;
+  apr_ino_t inode;
+  apr_dev_t device;
+} held_file_t;
+
+/* A parsed manifest (SHARD_START >= 0) or pack file of one shard. */
+typedef struct slot_t
+{
+  svn_revnum_t shard_start;     /* SVN_INVALID_REVNUM: empty */
+  held_file_t held;
+  apr_uint64_t last_use;
+  apr_pool_t *pool;             /* HELD, the parse; cleared on eviction */
+
+  /* Manifest slots */
+  apr_array_header_t *entries;
+
+  /* Pack slots: which file and its parsed container. */
+  svn_fs_fs__revprop_manifest_entry_t name;
+  svn_fs_fs__revprop_pack_t pack;
+} slot_t;
+
+/* Revprop state of one svn_fs_t. */
+typedef struct revprop_state_t
+{
+  apr_int64_t generation;
+  slot_t manifests[MANIFEST_SLOTS];
+  slot_t packs[PACK_SLOTS];
+  apr_uint64_t clock;           /* LRU stamps */
+
+  /* Counters for tests and benchmarks (FSFS7_REVPROP_STATS). */
+  apr_uint64_t parses, hits;
+} revprop_state_t;
 
 static volatile svn_atomic_t last_generation = 0;
 
-/* Write the user data key of FS's generation into NAME: GENERATION_KEY
-   and FS's address, because svn_fs_t objects may share a pool.  Built by
-   hand: this runs for every revprop read, and apr_snprintf showed up in
+/* Write the user data key of FS's state into NAME: STATE_KEY and FS's
+   address, because svn_fs_t objects may share a pool.  Built by hand:
+   this runs for every revprop read, and apr_snprintf showed up in
    profiles of 'svn list -v'. */
 static void
-generation_key(char name[64], svn_fs_t *fs)
+state_key(char name[64], svn_fs_t *fs)
 {
   apr_uintptr_t addr = (apr_uintptr_t)fs;
-  apr_size_t len = sizeof(GENERATION_KEY) - 1;
+  apr_size_t len = sizeof(STATE_KEY) - 1;
   int k;
 
-  memcpy(name, GENERATION_KEY "-", len + 1);
+  memcpy(name, STATE_KEY "-", len + 1);
   for (k = (int)sizeof(addr) * 2 - 1; k >= 0; k--)
     name[++len] = "0123456789abcdef"[(addr >> (4 * k)) & 0xf];
   name[len + 1] = '\0';
 }
 
-/* The current generation of FS (allocating the first one if needed). */
-static apr_int64_t *
-generation_of(svn_fs_t *fs)
+/* The revprop state of FS (created with the first generation). */
+static revprop_state_t *
+state_of(svn_fs_t *fs)
 {
   char name[64];
   void *data = NULL;
-  apr_int64_t *generation;
+  revprop_state_t *state;
+  int i;
 
-  generation_key(name, fs);
+  state_key(name, fs);
   apr_pool_userdata_get(&data, name, fs->pool);
   if (data)
     return data;
-  generation = apr_palloc(fs->pool, sizeof(*generation));
-  *generation = svn_atomic_inc(&last_generation) + 1;
-  apr_pool_userdata_set(generation, apr_pstrdup(fs->pool, name), NULL,
+  state = apr_pcalloc(fs->pool, sizeof(*state));
+  state->generation = svn_atomic_inc(&last_generation) + 1;
+  for (i = 0; i < MANIFEST_SLOTS; i++)
+    state->manifests[i].shard_start = SVN_INVALID_REVNUM;
+  for (i = 0; i < PACK_SLOTS; i++)
+    state->packs[i].shard_start = SVN_INVALID_REVNUM;
+  apr_pool_userdata_set(state, apr_pstrdup(fs->pool, name), NULL,
                         fs->pool);
-  return generation;
+  return state;
 }
 
 /* Fill *KEY for REV of FS. */
 static void
 make_key(svn_fs_fs__pair_cache_key_t *key, svn_fs_t *fs, svn_revnum_t rev)
 {
-  *key = svn_fs_fs__pair_cache_key(rev, *generation_of(fs));
+  *key = svn_fs_fs__pair_cache_key(rev, state_of(fs)->generation);
 }
 
 /* ------------------------------------------------------------------ */
@@ -245,6 +304,232 @@ cache_pack_neighbours(svn_fs_t *fs, const svn_fs_fs__revprop_pack_t *pack,
   return SVN_NO_ERROR;
 }
 
+/* ------------------------------------------------------------------ */
+/* Parsed manifests and packs kept per svn_fs_t                        */
+
+/* 'svn list -v' asks for the revprops of every entry with REFRESH, so
+   the membuffer cannot help it; the stock module then reads and parses
+   the shard's manifest and a pack file per entry.  We keep a few parsed
+   ones (slot_t) and check with one stat() each that they are still what
+   the disk holds (held_file_t). */
+
+/* Empty SLOT, closing its file. */
+static void
+slot_clear(slot_t *slot)
+{
+  if (slot->pool)
+    svn_pool_clear(slot->pool);
+  slot->shard_start = SVN_INVALID_REVNUM;
+  slot->held.file = NULL;
+  slot->entries = NULL;
+}
+
+/* Done with SLOT for now: drop it if it is too large to keep. */
+static void
+slot_release(slot_t *slot, apr_size_t size)
+{
+  if (size > KEEP_LIMIT)
+    slot_clear(slot);
+}
+
+/* Does HELD's path still lead to the file we hold open? */
+static svn_boolean_t
+still_same_file(const held_file_t *held, apr_pool_t *scratch_pool)
+{
+  apr_finfo_t finfo;
+
+  if (apr_stat(&finfo, held->path, APR_FINFO_IDENT, scratch_pool)
+      != APR_SUCCESS)
+    return FALSE;
+  return (finfo.valid & APR_FINFO_IDENT) == APR_FINFO_IDENT
+         && finfo.inode == held->inode && finfo.device == held->device;
+}
+
+/* Open PATH as SLOT's held file (in SLOT's pool, created on first use
+   under FS's pool) and read all of it into *CONTENT (SCRATCH_POOL);
+   *CONTENT is NULL if PATH does not exist. */
+static svn_error_t *
+hold_and_read(svn_stringbuf_t **content, slot_t *slot, svn_fs_t *fs,
+              const char *path, apr_pool_t *scratch_pool)
+{
+  apr_finfo_t finfo;
+  svn_error_t *err;
+
+  if (slot->pool == NULL)
+    slot->pool = svn_pool_create(fs->pool);
+  *content = NULL;
+  err = svn_io_file_open(&slot->held.file, path, APR_READ, APR_OS_DEFAULT,
+                         slot->pool);
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_IDENT, slot->held.file,
+                               scratch_pool));
+  slot->held.path = apr_pstrdup(slot->pool, path);
+  slot->held.inode = finfo.inode;
+  slot->held.device = finfo.device;
+  return svn_error_trace(svn_stringbuf_from_aprfile(content, slot->held.file,
+                                                    scratch_pool));
+}
+
+/* Find the slot among the N of TABLE for which MATCHES (with BATON) is
+   TRUE and whose file is unchanged; else clear the one to reuse (the
+   matching one or the least recently used) and set *FOUND to FALSE. */
+static slot_t *
+find_slot(svn_boolean_t *found, revprop_state_t *state, slot_t *table,
+          int n, svn_boolean_t (*matches)(const slot_t *, const void *),
+          const void *baton, apr_pool_t *scratch_pool)
+{
+  slot_t *victim = &table[0];
+  int i;
+
+  for (i = 0; i < n; i++)
+    {
+      slot_t *slot = &table[i];
+
+      if (SVN_IS_VALID_REVNUM(slot->shard_start) && matches(slot, baton))
+        {
+          slot->last_use = ++state->clock;
+          *found = still_same_file(&slot->held, scratch_pool);
+          if (!*found)
+            slot_clear(slot);
+          return slot;
+        }
+      if (slot->last_use < victim->last_use)
+        victim = slot;
+    }
+  slot_clear(victim);
+  victim->last_use = ++state->clock;
+  *found = FALSE;
+  return victim;
+}
+
+static svn_boolean_t
+manifest_matches(const slot_t *slot, const void *baton)
+{
+  return slot->shard_start == *(const svn_revnum_t *)baton;
+}
+
+/* The parsed manifest of REV's shard in *SLOT, or *SLOT NULL if it is
+   missing; give the slot back with slot_release(). */
+static svn_error_t *
+get_manifest(slot_t **result, apr_size_t *size, svn_fs_t *fs,
+             svn_revnum_t rev, apr_pool_t *scratch_pool)
+{
+  revprop_state_t *state = state_of(fs);
+  svn_revnum_t start = svn_fs_fs__shard_start(fs, rev);
+  svn_boolean_t found;
+  slot_t *slot = find_slot(&found, state, state->manifests, MANIFEST_SLOTS,
+                           manifest_matches, &start, scratch_pool);
+  svn_stringbuf_t *text;
+  const char *path;
+  svn_error_t *err;
+
+  *result = NULL;
+  *size = 0;
+  if (found)
+    {
+      *result = slot;
+      return SVN_NO_ERROR;
+    }
+  path = pack_file_path(fs, rev, "manifest", scratch_pool);
+  SVN_ERR(hold_and_read(&text, slot, fs, path, scratch_pool));
+  if (text == NULL)
+    {
+      slot_clear(slot);
+      return SVN_NO_ERROR;
+    }
+  err = svn_fs_fs__revprop_manifest_parse(
+          &slot->entries, text->data, text->len, manifest_first_rev(fs, rev),
+          svn_dirent_local_style(path, scratch_pool), slot->pool);
+  if (err)
+    {
+      slot_clear(slot);
+      return svn_error_trace(err);
+    }
+  slot->shard_start = start;
+  *size = text->len;
+  *result = slot;
+  return SVN_NO_ERROR;
+}
+
+/* Which pack file a pack slot is for. */
+typedef struct pack_id_t
+{
+  svn_revnum_t shard_start;
+  const svn_fs_fs__revprop_manifest_entry_t *entry;
+} pack_id_t;
+
+static svn_boolean_t
+pack_matches(const slot_t *slot, const void *baton)
+{
+  const pack_id_t *id = baton;
+
+  return slot->shard_start == id->shard_start
+         && slot->name.start_rev == id->entry->start_rev
+         && slot->name.counter == id->entry->counter;
+}
+
+/* The parsed pack file ENTRY of REV's shard in *SLOT, or *SLOT NULL if it
+   is missing; give the slot back with slot_release(). */
+static svn_error_t *
+get_pack(slot_t **result, apr_size_t *size, svn_fs_t *fs, svn_revnum_t rev,
+         const svn_fs_fs__revprop_manifest_entry_t *entry,
+         apr_pool_t *scratch_pool)
+{
+  revprop_state_t *state = state_of(fs);
+  pack_id_t id;
+  svn_boolean_t found;
+  slot_t *slot;
+  svn_stringbuf_t *wrapped, *plain;
+  const char *path, *where;
+  svn_error_t *err;
+
+  id.shard_start = svn_fs_fs__shard_start(fs, rev);
+  id.entry = entry;
+  slot = find_slot(&found, state, state->packs, PACK_SLOTS, pack_matches,
+                   &id, scratch_pool);
+  *result = NULL;
+  *size = 0;
+  if (found)
+    {
+      *result = slot;
+      return SVN_NO_ERROR;
+    }
+  path = pack_file_path(fs, rev, svn_fs_fs__revprop_pack_name(entry,
+                                                              scratch_pool),
+                        scratch_pool);
+  where = svn_dirent_local_style(path, scratch_pool);
+  SVN_ERR(hold_and_read(&wrapped, slot, fs, path, scratch_pool));
+  if (wrapped == NULL)
+    {
+      slot_clear(slot);
+      return SVN_NO_ERROR;
+    }
+  err = svn_fs_fs__revprop_pack_unwrap(&plain, wrapped->data, wrapped->len,
+                                       where, slot->pool);
+  if (!err)
+    err = svn_fs_fs__revprop_pack_parse(&slot->pack, plain->data,
+                                        plain->len, where, slot->pool);
+  if (!err && slot->pack.start_rev != entry->start_rev)
+    err = svn_fs_fs__corrupt("RPPACK-5", where,
+                             "Revprop pack starts at r%ld, not r%ld",
+                             slot->pack.start_rev, entry->start_rev);
+  if (err)
+    {
+      slot_clear(slot);
+      return svn_error_trace(err);
+    }
+  slot->shard_start = id.shard_start;
+  slot->name = *entry;
+  *size = plain->len;
+  *result = slot;
+  return SVN_NO_ERROR;
+}
+
 /* The hash dump of REV from its packed shard, in RESULT_POOL, and *WHERE
    to name it in parse errors; *DUMP NULL if a file vanished.  With
    NEIGHBOURS, cache the other revisions of the pack file too. */
@@ -253,32 +538,43 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
             svn_revnum_t rev, svn_boolean_t neighbours,
             apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  apr_array_header_t *entries;
-  const svn_fs_fs__revprop_manifest_entry_t *entry;
-  svn_fs_fs__revprop_pack_t pack;
-  svn_stringbuf_t *plain;
+  const svn_fs_fs__revprop_manifest_entry_t *found;
+  svn_fs_fs__revprop_manifest_entry_t entry;
+  const svn_fs_fs__revprop_pack_t *pack;
+  slot_t *slot;
+  apr_size_t size;
+  svn_error_t *err;
   int i;
 
   *dump = NULL;
-  SVN_ERR(read_manifest(&entries, fs, rev, scratch_pool, scratch_pool));
-  if (entries == NULL)
+  SVN_ERR(get_manifest(&slot, &size, fs, rev, scratch_pool));
+  if (slot == NULL)
     return SVN_NO_ERROR;
-  SVN_ERR(manifest_entry(&entry, entries, fs, rev));
-  SVN_ERR(read_pack(&pack, &plain, fs, rev, entry, scratch_pool,
-                    scratch_pool));
-  if (pack.body == NULL)
+  err = manifest_entry(&found, slot->entries, fs, rev);
+  if (!err)
+    entry = *found;
+  slot_release(slot, size);
+  SVN_ERR(err);
+
+  SVN_ERR(get_pack(&slot, &size, fs, rev, &entry, scratch_pool));
+  if (slot == NULL)
     return SVN_NO_ERROR;
-  i = (int)(rev - pack.start_rev);
-  if (i >= pack.count)
-    return svn_fs_fs__corrupt("RPPACK-2", NULL,
-                              "Revprop pack r%ld+%d does not hold r%ld",
-                              pack.start_rev, pack.count, rev);
-  *dump = svn_string_ncreate(pack.body + pack.offsets[i], pack.sizes[i],
-                             result_pool);
-  *where = apr_psprintf(result_pool, "packed revprops of r%ld", rev);
-  if (neighbours)
-    SVN_ERR(cache_pack_neighbours(fs, &pack, rev, scratch_pool));
-  return SVN_NO_ERROR;
+  pack = &slot->pack;
+  i = (int)(rev - pack->start_rev);
+  if (i >= pack->count)
+    err = svn_fs_fs__corrupt("RPPACK-2", NULL,
+                             "Revprop pack r%ld+%d does not hold r%ld",
+                             pack->start_rev, pack->count, rev);
+  else
+    {
+      *dump = svn_string_ncreate(pack->body + pack->offsets[i],
+                                 pack->sizes[i], result_pool);
+      *where = apr_psprintf(result_pool, "packed revprops of r%ld", rev);
+      if (neighbours)
+        err = cache_pack_neighbours(fs, pack, rev, scratch_pool);
+    }
+  slot_release(slot, size);
+  return svn_error_trace(err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -400,7 +696,7 @@ svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
 
-  generation_of(fs);
+  state_of(fs);
   return svn_error_trace(svn_fs_fs__make_cache(
            &ffd->revprop_cache, svn_cache__get_global_membuffer_cache(),
            serialize_dump, deserialize_dump,
@@ -412,7 +708,7 @@ svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool)
 svn_error_t *
 svn_fs_fs__reset_revprop_cache(svn_fs_t *fs)
 {
-  *generation_of(fs) = svn_atomic_inc(&last_generation) + 1;
+  state_of(fs)->generation = svn_atomic_inc(&last_generation) + 1;
   return SVN_NO_ERROR;
 }
 
@@ -460,7 +756,10 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
   SVN_ERR(read_revprops(&dump, &where, fs, rev, !refresh, scratch_pool,
                         scratch_pool));
   SVN_ERR(parse_dump(proplist, rev, dump, where, result_pool));
-  if (ffd->revprop_cache)
+  /* Nor the revision itself after a REFRESH read, for the same reason:
+     'svn list -v' wrote one never-read entry per listed path, which
+     touched every page of the membuffer (peak RSS) and cost a copy. */
+  if (ffd->revprop_cache && !refresh)
     SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, dump, scratch_pool));
   return SVN_NO_ERROR;
 }
@@ -734,7 +1033,10 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
     scratch_pool, ffd->max_files_per_dir,
     sizeof(svn_fs_fs__revprop_manifest_entry_t));
   svn_stringbuf_t *manifest = svn_stringbuf_create_empty(scratch_pool);
-  apr_int64_t budget = ffd->revprop_pack_size * 9 / 10, used = 0;
+  /* The container header (first revision, count) is costed like two
+     more revisions' overhead; measured on stock packs of 1 kB. */
+  apr_int64_t budget = ffd->revprop_pack_size * 9 / 10;
+  apr_int64_t used = 2 * PACK_ENTRY_OVERHEAD;
 
   SVN_ERR(svn_io_remove_dir2(pack_dir, TRUE, cancel_func, cancel_baton,
                              scratch_pool));
@@ -755,7 +1057,7 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
                                      scratch_pool));
           apr_array_clear(dumps);
           pack_start = rev;
-          used = 0;
+          used = 2 * PACK_ENTRY_OVERHEAD;
         }
       APR_ARRAY_PUSH(dumps, svn_stringbuf_t *) = dump;
       used += dump->len + PACK_ENTRY_OVERHEAD;
@@ -763,8 +1065,11 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
       entry.counter = 0;
       APR_ARRAY_PUSH(entries, svn_fs_fs__revprop_manifest_entry_t) = entry;
     }
-  SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
-                             ffd->compress_packed_revprops, scratch_pool));
+  /* Shard 0 of a repository with one revision per shard holds only r0,
+     which is never packed: an empty manifest and no pack file, as stock. */
+  if (dumps->nelts > 0)
+    SVN_ERR(write_initial_pack(pack_dir, pack_start, dumps,
+                               ffd->compress_packed_revprops, scratch_pool));
   svn_fs_fs__revprop_manifest_unparse(manifest, entries);
   return svn_error_trace(svn_io_file_create_bytes(
            svn_dirent_join(pack_dir, "manifest", scratch_pool),

@@ -1,6 +1,9 @@
 /* scan.c --- digit scanning shared by the codecs (scan.h). */
 #include "scan.h"
 
+/* Below this, v * 10 + 9 cannot wrap an apr_uint64_t. */
+#define NO_WRAP_LIMIT ((APR_UINT64_MAX - 9) / 10)
+
 svn_boolean_t
 svn_fs_fs__scan_decimal_prefix(apr_uint64_t *value, const char **p,
                                const char *end, apr_uint64_t max)
@@ -10,14 +13,19 @@ svn_fs_fs__scan_decimal_prefix(apr_uint64_t *value, const char **p,
 
   if (s == end || *s < '0' || *s > '9')
     return FALSE;
+  /* Codecs call this for every number of every manifest, index and
+     noderev: one division per digit (the general overflow test) cost
+     real time in profiles, so that test is left to the rare values
+     near the limit of the type, and MAX is compared once per digit. */
   for (; s < end && *s >= '0' && *s <= '9'; s++)
     {
       unsigned digit = (unsigned)(*s - '0');
 
-      /* v * 10 + digit <= max, written so that nothing wraps. */
-      if (digit > max || v > (max - digit) / 10)
+      if (v > NO_WRAP_LIMIT && v > (APR_UINT64_MAX - digit) / 10)
         return FALSE;
       v = v * 10 + digit;
+      if (v > max)
+        return FALSE;
     }
   *value = v;
   *p = s;

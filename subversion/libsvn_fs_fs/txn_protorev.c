@@ -337,11 +337,15 @@ append_index(apr_file_t **file, svn_fs_fs__protorev_t *protorev,
              apr_pool_t *scratch_pool)
 {
   if (*file == NULL)
-    SVN_ERR(svn_io_file_open(file, svn_fs_fs__txn_path(protorev->fs,
-                                                      &protorev->txn_id,
-                                                      name, scratch_pool),
-                             APR_WRITE | APR_APPEND | APR_CREATE,
-                             APR_OS_DEFAULT, protorev->pool));
+    {
+      const char *path = svn_fs_fs__txn_path(protorev->fs, &protorev->txn_id,
+                                             name, scratch_pool);
+
+      SVN_ERR(svn_fs_fs__txn_file_prepare(path, scratch_pool));
+      SVN_ERR(svn_io_file_open(file, path,
+                               APR_WRITE | APR_APPEND | APR_CREATE,
+                               APR_OS_DEFAULT, protorev->pool));
+    }
   return svn_error_trace(svn_io_file_write_full(*file, data, len, NULL,
                                                 scratch_pool));
 }

@@ -20,7 +20,9 @@
  * continued by another process (or the stock module) at any time.
  */
 #include <string.h>
+#include <unistd.h>
 
+#include <apr_portable.h>
 #include <apr_strings.h>
 #include "svn_pools.h"
 #include "svn_dirent_uri.h"
@@ -40,12 +42,68 @@
 /* ------------------------------------------------------------------ */
 /* Small file helpers                                                  */
 
+/* Cut FILE (PATH) to LEN bytes.  ftruncate on the descriptor: apr's
+   truncate also seeks, one more system call per transaction file write,
+   and these files are written without a seek. */
+static svn_error_t *
+cut(apr_file_t *file, apr_off_t len, const char *path, apr_pool_t *pool)
+{
+  apr_os_file_t fd;
+
+  SVN_ERR(svn_io_file_flush(file, pool));
+  if (apr_os_file_get(&fd, file) == APR_SUCCESS && ftruncate(fd, len) == 0)
+    return SVN_NO_ERROR;
+  return svn_error_wrap_apr(apr_get_os_error(), "Can't truncate '%s'",
+                            svn_dirent_local_style(path, pool));
+}
+
+/* Replace the contents of transaction file PATH by LEN bytes at DATA in
+   place: a spare file takes PATH's place if it is missing, the bytes go
+   over the old ones and the file is cut to LEN afterwards.  Not
+   O_TRUNC: on ext4 (auto_da_alloc) a file truncated to zero and written
+   again is forced to disk when closed (~1.5 ms), and node files are
+   rewritten several times per transaction. */
+static svn_error_t *
+write_over(const char *path, const char *data, apr_size_t len,
+           apr_pool_t *scratch_pool)
+{
+  apr_file_t *file;
+  svn_boolean_t took;
+
+  SVN_ERR(svn_fs_fs__txn_spare_take(&took, svn_dirent_dirname(path,
+                                                              scratch_pool),
+                                    path, scratch_pool));
+  SVN_ERR(svn_io_file_open(&file, path, APR_WRITE | APR_CREATE,
+                           APR_OS_DEFAULT, scratch_pool));
+  SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));
+  SVN_ERR(cut(file, len, path, scratch_pool));
+  return svn_error_trace(svn_io_file_close(file, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__txn_file_prepare(const char *path, apr_pool_t *scratch_pool)
+{
+  svn_boolean_t took;
+  apr_file_t *file;
+
+  SVN_ERR(svn_fs_fs__txn_spare_take(&took, svn_dirent_dirname(path,
+                                                              scratch_pool),
+                                    path, scratch_pool));
+  if (!took)
+    return SVN_NO_ERROR;
+  /* Cut through a descriptor that is closed before anything is written:
+     closing it then has no delayed blocks to force out. */
+  SVN_ERR(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT,
+                           scratch_pool));
+  SVN_ERR(cut(file, 0, path, scratch_pool));
+  return svn_error_trace(svn_io_file_close(file, scratch_pool));
+}
+
 svn_error_t *
 svn_fs_fs__txn_file_write(const char *path, const char *data,
                           apr_size_t len, svn_boolean_t flush,
                           apr_pool_t *scratch_pool)
 {
-  apr_file_t *file;
 
   /* Only txn-current is flushed, and it must survive a crash whole: temp
      file beside it, fsync, rename.  The other files live inside one
@@ -57,11 +115,7 @@ svn_fs_fs__txn_file_write(const char *path, const char *data,
   if (flush)
     return svn_error_trace(svn_io_write_atomic2(path, data, len, NULL, TRUE,
                                                 scratch_pool));
-  SVN_ERR(svn_io_file_open(&file, path,
-                           APR_WRITE | APR_CREATE | APR_TRUNCATE,
-                           APR_OS_DEFAULT, scratch_pool));
-  SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));
-  return svn_error_trace(svn_io_file_close(file, scratch_pool));
+  return svn_error_trace(write_over(path, data, len, scratch_pool));
 }
 
 svn_error_t *
@@ -69,7 +123,14 @@ svn_fs_fs__txn_file_append(const char *path, const void *data,
                            apr_size_t len, apr_pool_t *scratch_pool)
 {
   apr_file_t *file;
+  svn_boolean_t took;
 
+  /* A spare taking the place of a missing file is written whole. */
+  SVN_ERR(svn_fs_fs__txn_spare_take(&took, svn_dirent_dirname(path,
+                                                              scratch_pool),
+                                    path, scratch_pool));
+  if (took)
+    return svn_error_trace(write_over(path, data, len, scratch_pool));
   SVN_ERR(svn_io_file_open(&file, path,
                            APR_WRITE | APR_APPEND | APR_CREATE,
                            APR_OS_DEFAULT, scratch_pool));
@@ -256,9 +317,13 @@ bump_txn_current(apr_uint64_t *seq, svn_fs_t *fs, apr_pool_t *pool)
     return svn_fs_fs__corrupt("TXN-2", path, "txn-current overflows");
   len = svn__ui64tobase36(buf, *seq + 1);
   buf[len++] = '\n';
-  /* Flushed: a sequence number must never be handed out twice. */
-  return svn_error_trace(svn_fs_fs__txn_file_write(path, buf, len, TRUE,
-                                                   pool));
+  /* Flushed: a sequence number must never be handed out twice.  The
+     temp file is a spare when there is one (txn_spare.c). */
+  return svn_error_trace(svn_fs_fs__txn_spare_write_atomic(
+           path, buf, len, NULL, TRUE,
+           svn_fs_fs__txn_spare_any_dir(
+             svn_fs_fs__path_db(fs, "transactions", pool), pool),
+           pool));
 }
 
 /* Take the next transaction sequence number of FS. */
@@ -300,17 +365,37 @@ write_txn_root(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
   return svn_error_trace(svn_fs_fs__txn_put_noderev(fs, root, scratch_pool));
 }
 
+/* Create the empty file PATH (which must not exist) of the transaction
+   whose directory is DIR, from a spare if DIR has one. */
+static svn_error_t *
+create_empty(const char *dir, const char *path, apr_pool_t *pool)
+{
+  svn_boolean_t took;
+  apr_file_t *file;
+
+  SVN_ERR(svn_fs_fs__txn_spare_take(&took, dir, path, pool));
+  if (!took)
+    return svn_error_trace(svn_io_file_create_empty(path, pool));
+  SVN_ERR(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT, pool));
+  SVN_ERR(cut(file, 0, path, pool));
+  return svn_error_trace(svn_io_file_close(file, pool));
+}
+
 /* Everything of txn_create after the directory exists. */
 static svn_error_t *
 populate_txn(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
              svn_revnum_t base_rev, apr_pool_t *pool)
 {
-  SVN_ERR(svn_io_file_create_empty(
-            svn_fs_fs__txn_protorev_path(fs, txn_id, pool), pool));
-  SVN_ERR(svn_io_file_create_empty(
-            svn_fs_fs__txn_protorev_lock_path(fs, txn_id, pool), pool));
-  SVN_ERR(svn_io_file_create_empty(
-            svn_fs_fs__txn_path(fs, txn_id, "changes", pool), pool));
+  const char *dir = svn_fs_fs__txn_path(fs, txn_id, NULL, pool);
+
+  SVN_ERR(create_empty(dir, svn_fs_fs__txn_protorev_path(fs, txn_id, pool),
+                       pool));
+  SVN_ERR(create_empty(dir, svn_fs_fs__txn_protorev_lock_path(fs, txn_id,
+                                                              pool),
+                       pool));
+  SVN_ERR(create_empty(dir, svn_fs_fs__txn_path(fs, txn_id, "changes",
+                                                pool),
+                       pool));
   SVN_ERR(svn_fs_fs__txn_file_write(
             svn_fs_fs__txn_path(fs, txn_id, "next-ids", pool), "0 0\n", 4,
             FALSE, pool));
@@ -327,8 +412,9 @@ svn_fs_fs__txn_create(svn_fs_fs__txn_id_t *txn_id, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__ensure_revision_exists(base_rev, fs, scratch_pool));
   SVN_ERR(next_txn_seq(&id.number, fs, scratch_pool));
   id.revision = base_rev;
-  SVN_ERR(svn_io_dir_make(svn_fs_fs__txn_path(fs, &id, NULL, scratch_pool),
-                          APR_OS_DEFAULT, scratch_pool));
+  SVN_ERR(svn_fs_fs__txn_spare_make_dir(svn_fs_fs__txn_path(fs, &id, NULL,
+                                                            scratch_pool),
+                                        scratch_pool));
   err = populate_txn(fs, &id, base_rev, scratch_pool);
   if (err)
     return svn_error_compose_create(
@@ -381,6 +467,13 @@ svn_fs_fs__txn_purge(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
 {
   svn_boolean_t found = FALSE;
 
+  /* Recycled for the next transaction (txn_spare.c) when possible. */
+  SVN_ERR(svn_fs_fs__txn_spare_keep(&found,
+                                    svn_fs_fs__txn_path(fs, txn_id, NULL,
+                                                        scratch_pool),
+                                    svn_fs_fs__txn_protorev_lock_path(
+                                      fs, txn_id, scratch_pool),
+                                    scratch_pool));
   SVN_ERR(remove_if_present(&found, svn_fs_fs__txn_path(fs, txn_id, NULL,
                                                         scratch_pool),
                             scratch_pool));
@@ -478,9 +571,8 @@ svn_fs_fs__txn_file_overwrite(const char *path, const char *data,
 {
   apr_file_t *file;
 
-  if (len < old_len)
-    return svn_error_trace(svn_fs_fs__txn_file_write(path, data, len, FALSE,
-                                                     scratch_pool));
+  if (len < old_len || old_len == 0)
+    return svn_error_trace(write_over(path, data, len, scratch_pool));
   SVN_ERR(svn_io_file_open(&file, path, APR_WRITE | APR_CREATE,
                            APR_OS_DEFAULT, scratch_pool));
   SVN_ERR(svn_io_file_write_full(file, data, len, NULL, scratch_pool));

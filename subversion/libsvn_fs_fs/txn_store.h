@@ -413,6 +413,52 @@ svn_fs_fs__txn_new_uniquifier(const char **uniquifier, svn_fs_t *fs,
                               apr_pool_t *result_pool,
                               apr_pool_t *scratch_pool);
 
+/* ------------------------------------------------------------------ */
+/* Spare files (txn_spare.c): inodes of finished transactions reused   */
+
+/* Instead of deleting transaction directory TXN_DIR, turn its files and
+   EXTRA (the proto-revision lock file, may be missing) into spares and
+   keep the directory, renamed "<txn>.spare", for the next transaction of
+   this process.  *HANDLED is FALSE when TXN_DIR was left as it was (the
+   caller removes it). */
+svn_error_t *
+svn_fs_fs__txn_spare_keep(svn_boolean_t *handled, const char *txn_dir,
+                          const char *extra, apr_pool_t *scratch_pool);
+
+/* Make the directory TXN_DIR of a new transaction: a spare directory of
+   the same parent renamed, else a new one. */
+svn_error_t *
+svn_fs_fs__txn_spare_make_dir(const char *txn_dir, apr_pool_t *scratch_pool);
+
+/* When transaction directory TXN_DIR has a spare file and PATH does not
+   exist, rename the spare to PATH and set *TOOK: PATH then holds stale
+   bytes that the caller must overwrite or cut. */
+svn_error_t *
+svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
+                          const char *path, apr_pool_t *scratch_pool);
+
+/* Replace PATH atomically and, with FLUSH, durably by LEN bytes at DATA
+   like svn_io_write_atomic2 (same steps and flushes), but with a spare
+   file of SPARE_DIR as the temporary file and the replaced file kept as
+   a spare of SPARE_DIR.  Without a spare (or SPARE_DIR NULL): exactly
+   svn_io_write_atomic2. */
+svn_error_t *
+svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
+                                  apr_size_t len,
+                                  const char *copy_perms_path,
+                                  svn_boolean_t flush, const char *spare_dir,
+                                  apr_pool_t *scratch_pool);
+
+/* A spare directory kept for the transactions directory PARENT (path in
+   POOL), or NULL. */
+const char *
+svn_fs_fs__txn_spare_any_dir(const char *parent, apr_pool_t *pool);
+
+/* PATH, a file of a transaction that is about to be created and then
+   appended to: if a spare can take its place, it does, emptied. */
+svn_error_t *
+svn_fs_fs__txn_file_prepare(const char *path, apr_pool_t *scratch_pool);
+
 /* Path of the lock file of TXN_ID's proto-revision file. */
 const char *
 svn_fs_fs__txn_protorev_lock_path(svn_fs_t *fs,

@@ -319,6 +319,31 @@ class Hotcopy(unittest.TestCase):
         check_copy(self, os.path.join(out, "stock"), os.path.join(out, "ours"), src,
                    "hotcopy of a read-only source")
 
+    def test_admin_hotcopy_write_protected_source(self):
+        """Every write bit of the source removed (upstream svnadmin_tests
+        51): the copy's own files (fs-type, which libsvn_fs rewrites after
+        the copy, the lock files, the rep-cache journal) must still be
+        writable, with the modes stock gives them."""
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            self.skipTest("needs root and setpriv to run as another user")
+        os.chmod(S.dir, 0o711)
+        src = fresh("gen", "f8", "wp-src")
+        T.run(["chmod", "-R", "a+rX,a-w", src])
+        out = S.path("wp-out")
+        os.makedirs(out)
+        os.chmod(out, 0o777)
+        as_nobody = ["setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups"]
+        try:
+            a = T.stock(*as_nobody, "svnadmin", "hotcopy", src, os.path.join(out, "stock"))
+            b = T.ours(*as_nobody, "svnadmin", "hotcopy", src, os.path.join(out, "ours"))
+        finally:
+            T.run(["chmod", "-R", "u+w", src])
+        if a.returncode != 0:
+            raise T.SetupError("stock hotcopy as nobody: " + T.describe(a))
+        same_result(self, a, b, "hotcopy of a write-protected source")
+        check_copy(self, os.path.join(out, "stock"), os.path.join(out, "ours"), src,
+                   "hotcopy of a write-protected source")
+
     def test_admin_hotcopy_prunes_rep_cache(self):
         """db/current behind the revision files (as while commits go on):
         the copy ends at db/current's revision and its rep-cache.db holds
@@ -743,6 +768,79 @@ class Locks(unittest.TestCase):
                 self.assertEqual((p.returncode, p.stdout), (0, b""), T.describe(p))
 
 
+class LockGoneFromHead(unittest.TestCase):
+    def test_admin_lock_path_gone_from_head(self):
+        """Locking a file deleted in HEAD (upstream lock_tests 37): from a
+        working copy that still has it (the client names its revision)
+        the warning is out-of-date (W160042), through a URL not-found
+        (W160013)."""
+        def run(runner, tag):
+            d, wc = S.path("lkg-" + tag), S.path("lkg-%s-wc" % tag)
+            T.stock_ok("svnadmin", "create", d)
+            T.stock_ok("svnmucc", "-m", "files", "put", "/dev/null", T.url(d, "f"),
+                       "put", "/dev/null", T.url(d, "g"))
+            T.stock_ok("svn", "co", "-q", T.url(d), wc)
+            T.stock_ok("svn", "rm", "-q", "-m", "gone", T.url(d, "f"))
+            got = []
+            for target in (os.path.join(wc, "f"), T.url(d, "f"), T.url(d, "nope")):
+                p = runner("svn", "lock", target)
+                got.append((p.returncode, re.findall(rb"\b[EW]\d{6}\b", p.stderr)))
+            return got
+        a, b = run(T.stock, "stock"), run(T.ours, "ours")
+        self.assertEqual(a[0][1][:1], [b"W160042"], "stock's own answer changed: %r" % a)
+        self.assertEqual(b, a)
+
+
+# ---- build-repcache -----------------------------------------------------------
+
+def check_build_repcache(tc, ds, v):
+    """rep-cache.db removed, then rebuilt by stock and by ours: the same
+    output and rows, equal to the rows the commits had made; a range
+    only adds the rows of reps stored inside it."""
+    orig = rep_cache_rows(REPOS[ds, v])
+    tc.assertTrue(orig, "reference repository has no rep-cache rows")
+    youngest = int(T.stock_ok("svnlook", "youngest", REPOS[ds, v]).stdout)
+    mid = youngest // 2
+    for args, what in (([], "all"), (["-r", "%d:%d" % (mid, youngest)], "a range"),
+                       (["-r", "0"], "r0 only")):
+        ref, mine = fresh(ds, v, "brc-stock"), fresh(ds, v, "brc-ours")
+        for r in (ref, mine):
+            os.remove(os.path.join(r, "db", "rep-cache.db"))
+        a = T.stock("svnadmin", "build-repcache", *args, ref)
+        b = T.ours("svnadmin", "build-repcache", *args, mine)
+        if a.returncode != 0:
+            raise T.SetupError("stock build-repcache: " + T.describe(a))
+        same_result(tc, a, b, "build-repcache %s" % what)
+        rows = rep_cache_rows(mine)
+        tc.assertEqual(rows, rep_cache_rows(ref), "rows of build-repcache %s" % what)
+        if not args:
+            tc.assertEqual(rows, orig, "rows of build-repcache differ from the commits'")
+        elif what == "a range":
+            tc.assertTrue(rows and min(r[1] for r in rows) >= mid, "rows before the range")
+        T.remove_tree(ref)
+        T.remove_tree(mine)
+
+
+class BuildRepcache(unittest.TestCase):
+    def test_admin_build_repcache_refusals(self):
+        """Rep-sharing disabled: svnadmin's warning (from the ioctl's
+        SVN_ERR_FS_REP_SHARING_NOT_ALLOWED), nothing written; revisions
+        past HEAD: svnadmin's own error."""
+        for name, args in (("off", []), ("past", ["-r", "5"])):
+            outs = []
+            for runner, tag in ((T.stock, "stock"), (T.ours, "ours")):
+                d = S.path("brc-%s-%s" % (name, tag))
+                T.stock_ok("svnadmin", "create", d)
+                if name == "off":
+                    conf = os.path.join(d, "db", "fsfs.conf")
+                    write(conf, read(conf) + b"\n[rep-sharing]\nenable-rep-sharing = false\n")
+                p = runner("svnadmin", "build-repcache", *args, d)
+                outs.append((p, os.path.exists(os.path.join(d, "db", "rep-cache.db"))))
+            same_result(self, outs[0][0], outs[1][0], "build-repcache " + name)
+            self.assertEqual(outs[1][0].stderr, outs[0][0].stderr)
+            self.assertEqual(outs[1][1], outs[0][1], "rep-cache.db created? (%s)" % name)
+
+
 # ---- test registration ------------------------------------------------------------
 
 def _add(cls, name, fn, ds, v, quick):
@@ -768,12 +866,17 @@ for _v in T.VARIANTS:
 for _v in ("f6", "f6p", "f7", "f7p", "f8"):
     _add(Upgrade, "test_admin_upgrade_gen_%s" % _v, check_upgrade, "gen", _v,
          _v in ("f6", "f7p", "f8"))
+for _v in T.VARIANTS:
+    _add(BuildRepcache, "test_admin_build_repcache_gen_%s" % _v, check_build_repcache,
+         "gen", _v, _v in ("f6", "f8p"))
 if MAVEN:
     for _v in ("f6", "f7p", "f8u"):
         _add(Hotcopy, "test_admin_hotcopy_maven_%s" % _v, check_hotcopy, "maven", _v,
              _v == "f8u")
     _add(Upgrade, "test_admin_upgrade_maven_f6p", check_upgrade, "maven", "f6p", False)
     _add(Recover, "test_admin_recover_maven_f7p", check_recover, "maven", "f7p", False)
+    _add(BuildRepcache, "test_admin_build_repcache_maven_f8", check_build_repcache,
+         "maven", "f8", True)
 else:
     def test_admin_maven_dataset(self):
         self.skipTest("maven-small.svndump.gz not found (looked in $FSFS7_DATA, %s)"

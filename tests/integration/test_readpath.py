@@ -432,6 +432,41 @@ def check_damaged(tc, kind, packed=False, v=None):
                               % (" ".join(cmd[:2]), kind, T.describe(q)))
 
 
+def check_dump_restored_text(tc):
+    """A text change that restores the predecessor's text: with
+    rep-sharing the new node-rev shares the old rep under another
+    uniquifier.  Stock's dump (loose contents_changed) writes the text;
+    ours once dropped it."""
+    text = b"same text\n"
+    props = b"PROPS-END\n"
+
+    def node(action, with_props):
+        head = b"Node-path: a.txt\nNode-kind: file\nNode-action: %s\n" % action
+        if with_props:
+            return head + (b"Prop-content-length: %d\nText-content-length: %d\n"
+                           b"Content-length: %d\n\n" % (len(props), len(text),
+                                                         len(props) + len(text))
+                           + props + text + b"\n\n")
+        return head + (b"Text-content-length: %d\nContent-length: %d\n\n"
+                       % (len(text), len(text)) + text + b"\n\n")
+
+    def rev(n):
+        return b"Revision-number: %d\nProp-content-length: 10\nContent-length: 10\n\nPROPS-END\n\n" % n
+
+    stream = (b"SVN-fs-dump-format-version: 2\n\n" + rev(1) + node(b"add", True)
+              + rev(2) + node(b"change", False))
+    repo = S.path("restored-text")
+    T.stock_ok("svnadmin", "create", "--compatible-version", "1.9", repo)
+    T.stock_ok("svnadmin", "load", "-q", repo, input=stream)
+    a = T.stock_ok("svnadmin", "dump", "-q", "-r", "2", "--incremental", repo)
+    tc.assertIn(text, a.stdout, "stock no longer writes the restored text")
+    b = T.ours("svnadmin", "dump", "-q", "-r", "2", "--incremental", repo)
+    tc.assertEqual(b.returncode, 0, T.describe(b))
+    tc.assertEqual(a.stdout, b.stdout, T.first_diff(a.stdout, b.stdout))
+
+
+_add(Dumps, "test_issue3_dump_restored_text", check_dump_restored_text)
+
 for _k in ("noderev", "l2p_page", "p2l_page", "delta_window", "footer"):
     _add(Verify, "test_issue3_verify_damaged_%s" % _k, check_damaged, _k)
 _add(Verify, "test_issue3_verify_damaged_noderev_in_pack", check_damaged, "pack", True)

@@ -292,6 +292,75 @@ class WriteTests(unittest.TestCase):
             self.skipTest("maven-small.svndump.gz not found")
         self.load_and_compare("maven", 7, "load")
 
+    # -- revisions without svn:date, no-op changes ----------------------------
+
+    def test_write_load_dateless_revisions(self):
+        """A dump revision without svn:date (upstream svnadmin_tests 4)
+        or without any property (66: dump --exclude of all its changes)
+        loads as a revision without svn:date, through ours as through
+        stock; --ignore-dates gives the load time instead."""
+        def props(pairs):
+            body = b"".join(b"K %d\n%s\nV %d\n%s\n" % (len(k), k, len(v), v)
+                            for k, v in pairs) + b"PROPS-END\n"
+            return b"Prop-content-length: %d\nContent-length: %d\n\n%s\n" % (
+                len(body), len(body), body)
+        stream = (b"SVN-fs-dump-format-version: 2\n\nUUID: %s\n\n" % UUID.encode()
+                  + b"Revision-number: 0\n" + props([])
+                  + b"Revision-number: 1\n" + props([(b"svn:log", b"no date")])
+                  + b"Node-path: A\nNode-kind: dir\nNode-action: add\n" + props([])
+                  + b"Revision-number: 2\n" + props([])
+                  + b"Revision-number: 3\n"
+                  + props([(b"svn:date", b"2001-02-03T04:05:06.000007Z")])
+                  + b"Node-path: B\nNode-kind: dir\nNode-action: add\n" + props([]))
+        for extra in ([], ["--ignore-dates"]):
+            got = {}
+            for by_ours in (False, True):
+                repo = create("dateless-%d-%s" % (len(extra), by_ours), 8)
+                p = T.run(["svnadmin", "load", "-q"] + extra + [repo], ours=by_ours,
+                          input=stream)
+                self.assertEqual(p.returncode, 0, "load: " + T.describe(p))
+                got[by_ours] = [T.stock("svnlook", "propget", "--revprop", "-r", str(r),
+                                        repo, "svn:date").returncode for r in (1, 2, 3)]
+                got[by_ours].append(normalised_dump(repo))
+            self.assertEqual(got[True][:3], got[False][:3],
+                             "which revisions have svn:date (exit of svnlook), %s" % extra)
+            if not extra:
+                self.assertEqual(got[False][:3], [1, 1, 0], "stock's own answer changed")
+            self.assertTrue(got[True][3] == got[False][3],
+                            "dumps differ: " + T.first_diff(got[False][3], got[True][3]))
+
+    def test_write_noop_text_change_dumped(self):
+        """A file rewritten with its own bytes (upstream svnadmin_tests 55;
+        the rep is shared, with a new uniquifier) or, without rep-sharing,
+        two files with equal texts stored twice: the dump keeps the text
+        of the change, so a load reproduces the "M" in svn log -v.  Both
+        modules write, both read."""
+        empty = S.path("noop-empty")
+        write(empty, b"")
+        same = S.path("noop-same")
+        write(same, b"same text\n")
+        dumps = {}
+        for by_ours in (False, True):
+            for share in ("true", "false"):
+                repo = create("noop-%s-%s" % (share, by_ours), 8)
+                set_conf(repo, "rep-sharing", "enable-rep-sharing", share)
+                for args in (["put", empty, "bar", "put", same, "a", "put", same, "b"],
+                             ["put", empty, "bar", "put", same, "a"]):
+                    p = T.run(["svnmucc", "-m", "noop", "-U", T.url(repo)] + args,
+                              ours=by_ours)
+                    self.assertEqual(p.returncode, 0, "svnmucc: " + T.describe(p))
+                for read_ours in (False, True):
+                    p = T.run(["svnadmin", "dump", "-q", repo], ours=read_ours)
+                    self.assertEqual(p.returncode, 0, "dump: " + T.describe(p))
+                    dumps[by_ours, share, read_ours] = DATE_RE.sub(b"D", p.stdout)
+        for share in ("true", "false"):
+            ref = dumps[False, share, False]
+            self.assertIn(b"Node-path: bar\nNode-kind: file\nNode-action: change\n"
+                          b"Text-content-md5", ref, "stock's own answer changed")
+            for key, d in dumps.items():
+                if key[1] == share:
+                    self.assertTrue(d == ref, "dump %r differs: %s" % (key, T.first_diff(ref, d)))
+
     # -- svn client commits -------------------------------------------------
 
     def compare_client_script(self, fmt, access):

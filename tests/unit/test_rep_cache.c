@@ -183,6 +183,38 @@ test_missing_db(void **state)
   system(apr_psprintf(pool, "rm -rf %s", dir));
 }
 
+/* A rep-cache.db that exists without its table (another process's first
+   commit made the file and has not yet made the table): get finds
+   nothing, without an error; add makes the table and its rows. */
+static void
+test_db_without_table(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t *rep, a;
+  apr_array_header_t *reps = apr_array_make(pool, 1, sizeof(void *));
+  const char *dir = make_repo(&fs, FALSE);
+
+  assert_int_equal(0, system(apr_psprintf(pool,
+                   "touch %s/r/db/rep-cache.db", dir)));
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs, digest("x",
+                                       svn_checksum_sha1), pool, pool));
+  assert_null(rep);
+  memset(&a, 0, sizeof(a));
+  a.revision = 1;
+  a.size = 10;
+  a.expanded_size = 4;
+  a.has_sha1 = TRUE;
+  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
+         APR_SHA1_DIGESTSIZE);
+  APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  assert_int_equal(0, system(apr_psprintf(pool,
+    "cd %s && test \"$(sqlite3 r/db/rep-cache.db 'select count(*) from "
+    "rep_cache')\" = 1", dir)));
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 /* Two svn_fs_t in one pool (libsvn_fs gives each the caller's pool, as
    in fs-test 67): each adds to and reads its own repository's
    rep-cache.db. */
@@ -272,6 +304,7 @@ main(void)
     cmocka_unit_test(test_match_guard),
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_missing_db),
+    cmocka_unit_test(test_db_without_table),
     cmocka_unit_test(test_two_fs_one_pool),
     cmocka_unit_test(test_add_busy),
   };

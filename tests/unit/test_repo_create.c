@@ -257,8 +257,21 @@ test_open_damaged(void **state)
                               "1.9", NULL);
 
       damage(db, cases[i].file, cases[i].text, pool);
-      admin_check_error(svn_fs_fs__open_repo(new_fs(NULL, pool), db, pool),
-                        cases[i].code, cases[i].rule, cases[i].file);
+      if (strcmp(cases[i].file, "current") == 0)
+        {
+          /* Like stock, opening does not read db/current (it costs every
+             svn_fs_open five system calls); the first youngest does. */
+          svn_fs_t *opened = new_fs(NULL, pool);
+          svn_revnum_t youngest;
+
+          assert_null(svn_fs_fs__open_repo(opened, db, pool));
+          admin_check_error(svn_fs_fs__youngest_rev(&youngest, opened, pool),
+                            cases[i].code, cases[i].rule, cases[i].file);
+        }
+      else
+        admin_check_error(svn_fs_fs__open_repo(new_fs(NULL, pool), db,
+                                               pool),
+                          cases[i].code, cases[i].rule, cases[i].file);
       assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
       svn_pool_destroy(pool);
     }

@@ -263,6 +263,72 @@ test_refresh_is_barrier(void **state)
   svn_pool_destroy(pool);
 }
 
+/* REFRESH reads keep the parsed manifest and pack and check with a
+   stat() that the files are still the ones parsed.  Writers only ever
+   replace files (RPPACK-7), so a pack rewritten in place behind our back
+   -- same inode -- is not noticed: proof that the parse is reused. */
+static void
+test_refresh_reuses_parse(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  const char *pack;
+  svn_stringbuf_t *bytes;
+  apr_file_t *file;
+  char *at;
+
+  pack = svn_dirent_join(db, "revprops/1.pack/4.0", pool);
+  assert_string_equal(revprop(fs, 5, "svn:log", pool), "m5");
+  assert_null(svn_stringbuf_from_file2(&bytes, pack, pool));
+  at = strstr(bytes->data + 8, "m6\nEND\n");
+  assert_non_null(at);
+  at[1] = '9';
+  assert_null(svn_io_set_file_read_write(pack, FALSE, pool));
+  assert_null(svn_io_file_open(&file, pack, APR_WRITE, APR_OS_DEFAULT, pool));
+  assert_null(svn_io_file_write_full(file, bytes->data, bytes->len, NULL,
+                                     pool));
+  assert_null(svn_io_file_close(file, pool));
+  assert_string_equal(revprop(fs, 6, "svn:log", pool), "m6");
+  /* A new svn_fs_t reads the file afresh. */
+  assert_string_equal(revprop(open_fs_at(db, pool), 6, "svn:log", pool),
+                      "m9");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
+/* Another svn_fs_t splits the pack we hold parsed (RPPACK-7) with a
+   value too big to keep: REFRESH reads see the new manifest and packs,
+   and the big pack is read again each time. */
+static void
+test_refresh_sees_split(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  svn_fs_t *other;
+  apr_size_t len = 300 * 1024;
+  char *big = apr_palloc(pool, len + 1);
+  svn_revnum_t rev;
+
+  memset(big, 'b', len);
+  big[len] = '\0';
+  for (rev = 4; rev <= 7; rev++)
+    assert_string_equal(revprop(fs, rev, "svn:log", pool),
+                        apr_psprintf(pool, "m%ld", rev));
+  other = open_fs_at(db, pool);
+  change(other, 5, "big", big, pool);
+  assert_string_equal(revprop(fs, 5, "big", pool), big);
+  assert_string_equal(revprop(fs, 5, "big", pool), big);
+  assert_string_equal(revprop(fs, 4, "svn:log", pool), "m4");
+  assert_string_equal(revprop(fs, 6, "svn:log", pool), "m6");
+  change(other, 6, "svn:log", "six", pool);
+  assert_string_equal(revprop(fs, 6, "svn:log", pool), "six");
+  assert_string_equal(revprop(fs, 7, "svn:log", pool), "m7");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 /* The neighbours of a pack read are cached unparsed; a damaged one is
    reported when it is asked for, as a read without cache would. */
 static void
@@ -334,6 +400,8 @@ main(void)
     cmocka_unit_test(test_atomic_change),
     cmocka_unit_test(test_cache_and_refresh),
     cmocka_unit_test(test_refresh_is_barrier),
+    cmocka_unit_test(test_refresh_reuses_parse),
+    cmocka_unit_test(test_refresh_sees_split),
     cmocka_unit_test(test_damaged_neighbour),
     cmocka_unit_test(test_verify_revprops),
   };

@@ -956,6 +956,117 @@ test_stock_txn(void **state)
     }
 }
 
+/* Names in directory DIR: *SPARES gets the count of "spare.<n>" files,
+   the return value the count of all other entries. */
+static int
+count_entries(int *spares, const char *dir)
+{
+  apr_hash_t *dirents;
+  apr_hash_index_t *hi;
+  int others = 0;
+
+  *spares = 0;
+  check(svn_io_get_dirents3(&dirents, dir, TRUE, pool, pool));
+  for (hi = apr_hash_first(pool, dirents); hi; hi = apr_hash_next(hi))
+    if (strncmp(apr_hash_this_key(hi), "spare.", 6) == 0)
+      (*spares)++;
+    else
+      others++;
+  return others;
+}
+
+/* A purged transaction's directory is kept as "<txn>.spare" holding only
+   spare files (its own files and the rev-lock), invisible to lstxns; the
+   next transaction takes it over, its files are correct (stale bytes
+   cut), db/txn-current was replaced through a spare, and the stock
+   module reads, continues, commits and verifies that transaction. */
+static void
+test_spare_recycling(void **state)
+{
+  int r;
+
+  for (r = 0; r < 3; r++)
+    {
+      svn_fs_t *fs = repos[r].fs;
+      svn_fs_fs__txn_id_t id = new_txn(&repos[r]), id2;
+      const char *txns = svn_fs_fs__path_db(fs, "transactions", pool);
+      const char *spare_dir, *name2, *rev;
+      apr_array_header_t *names;
+      svn_stringbuf_t *s;
+      svn_node_kind_t kind;
+      int spares, before_spares, before_others;
+
+      add_file(&repos[r], &id, "old", "some old text that is long\n");
+      before_others = count_entries(&before_spares,
+                                    svn_fs_fs__txn_path(fs, &id, NULL,
+                                                        pool));
+      assert_true(before_others >= 7);
+      check(svn_fs_fs__txn_purge(fs, &id, pool));
+      expect_code(svn_fs_fs__txn_check_exists(fs, &id, pool),
+                  SVN_ERR_FS_NO_SUCH_TRANSACTION);
+      spare_dir = svn_dirent_join(txns, apr_pstrcat(
+                    pool, svn_fs_fs__txn_name(&id, pool), ".spare",
+                    SVN_VA_NULL), pool);
+      assert_int_equal(count_entries(&spares, spare_dir), 0);
+      assert_int_equal(spares, before_spares + before_others + 1);
+      check(svn_io_check_path(svn_fs_fs__txn_protorev_lock_path(fs, &id,
+                                                                pool),
+                              &kind, pool));
+      assert_int_equal(kind, svn_node_none);
+      check(svn_fs_fs__txn_list(&names, fs, pool, pool));
+      assert_int_equal(names->nelts, 0);
+      s = stock(apr_psprintf(pool, "svnadmin lstxns %s", repos[r].name),
+                pool);
+      assert_string_equal(s->data, "");
+
+      /* the next transaction takes the directory over */
+      id2 = new_txn(&repos[r]);
+      name2 = svn_fs_fs__txn_name(&id2, pool);
+      check(svn_io_check_path(spare_dir, &kind, pool));
+      assert_int_equal(kind, svn_node_none);
+      check(svn_stringbuf_from_file2(&s, svn_fs_fs__path_db(fs, "txn-current",
+                                                            pool), pool));
+      {
+        char want[SVN_INT64_BUFFER_SIZE];
+        apr_size_t n = svn__ui64tobase36(want, id2.number + 1);
+        want[n++] = '\n';
+        assert_bytes(s, want, n);
+      }
+      assert_bytes(txn_file(fs, &id2, "next-ids"), "0 0\n", 4);
+      assert_bytes(txn_file(fs, &id2, "changes"), "", 0);
+      assert_null(txn_file(fs, &id2, "itemidx"));
+      assert_null(txn_file(fs, &id2, "index.l2p"));
+      check(svn_stringbuf_from_file2(&s, svn_fs_fs__txn_protorev_path(
+                                           fs, &id2, pool), pool));
+      assert_int_equal(s->len, 0);
+      assert_non_null(strstr(txn_file(fs, &id2, "node.0.0")->data,
+                             apr_psprintf(pool, "id: 0.0.t%s\n", name2)));
+      /* spares are taken for new files (fewer spares afterwards) */
+      count_entries(&spares, svn_fs_fs__txn_path(fs, &id2, NULL, pool));
+      add_file(&repos[r], &id2, "recycled", "ours\n");
+      assert_int_equal(count_entries(&before_spares,
+                                     svn_fs_fs__txn_path(fs, &id2, NULL,
+                                                         pool)),
+                       before_others);
+      assert_true(before_spares < spares);
+      s = stock(apr_psprintf(pool, "svnlook cat -t %s %s /recycled", name2,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ours\n");
+      s = stock(apr_psprintf(pool, "svnlook changed -t %s %s", name2,
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "A   recycled\n");
+      rev = helper(apr_psprintf(pool, "commit %s/db %s", repos[r].name,
+                                name2));
+      assert_true(atoi(rev) > 1);
+      s = stock(apr_psprintf(pool, "svnadmin verify -q %s 2>&1 && echo ok",
+                             repos[r].name), pool);
+      assert_string_equal(s->data, "ok\n");
+      s = stock(apr_psprintf(pool, "svnlook cat %s /recycled", repos[r].name),
+                pool);
+      assert_string_equal(s->data, "ours\n");
+    }
+}
+
 /* The same transaction begun through the stock module and through ours
    is byte-identical; each module commits the other's and the revisions
    are byte-identical and verify (tests/unit/txn_store_module.sh).  Needs
@@ -1038,6 +1149,7 @@ main(void)
     cmocka_unit_test(test_txn_rep_read),
     cmocka_unit_test(test_rep_read_guards),
     cmocka_unit_test(test_stock_txn),
+    cmocka_unit_test(test_spare_recycling),
     cmocka_unit_test_setup_teardown(test_module_bytes, NULL, teardown),
   };
 

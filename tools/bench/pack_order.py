@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Benchmark: `svnadmin pack` stock vs fsfs7, and reads of the packs.
+
+From one unpacked repository (made by stock) it makes three packed copies:
+  stock    packed by the stock module
+  fsfs7    packed by fsfs7 (item order of doc/format/pack.md §3)
+  concat   packed by fsfs7 with FSFS7_PACK_ORDER=concatenate (unpacked order)
+  chgfirst packed by fsfs7 with FSFS7_PACK_ORDER=changes-first (changed-path
+           lists first, then the unpacked order)
+and times the packs (stock vs fsfs7), then reads each copy with each module
+(stock, fsfs7): `svnbench null-log -v`, `svnbench null-export` and
+`svnadmin dump -q`, cold (the copy's files evicted from the page cache
+first; tools/bench/cache.py) and hot (best of REPS after a warm-up run).
+Beside each cold time: bytes the process read from disk (rusage inblock)
+and its read()/pread() calls (a separate run under strace -c).
+
+    tools/bench/pack_order.py --repo UNPACKED --work DIR [--reps 2]
+
+Prints a table; nothing is written outside DIR.  Not a test.
+"""
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import cache  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+MODULE_DIR = os.path.join(TOP, "subversion", "libsvn_fs_fs", ".libs")
+
+
+def env_for(ours, extra=None):
+    env = dict(os.environ)
+    env.pop("LD_LIBRARY_PATH", None)
+    if ours:
+        env["LD_LIBRARY_PATH"] = MODULE_DIR
+    env.update(extra or {})
+    return env
+
+
+def timed(cmd, env):
+    """(seconds, bytes read from disk) of CMD, output discarded."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    took = time.monotonic() - t0
+    err = p.stderr.read()
+    p.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit("failed: %s\n%s" % (" ".join(cmd), err.decode()))
+    return took, ru.ru_inblock * 512
+
+
+def read_calls(cmd, env, work):
+    """read + pread64 calls of CMD (strace -c -f)."""
+    out = os.path.join(work, "strace.txt")
+    subprocess.run(["strace", "-f", "-c", "-e", "trace=read,pread64", "-o",
+                    out] + cmd, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+    calls = 0
+    with open(out) as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[-1] in ("read", "pread64"):
+                calls += int(parts[3])
+    return calls
+
+
+def operations(repo):
+    url = "file://" + repo
+    return {"null-log -v": ["svnbench", "null-log", "-v", "-q", url],
+            "null-export": ["svnbench", "null-export", "-q", url],
+            "dump": ["svnadmin", "dump", "-q", repo]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repo", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--reps", type=int, default=2)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    copies = {}
+    print("%-8s %10s" % ("pack", "seconds"))
+    for name, ours, extra in (("stock", False, None), ("fsfs7", True, None),
+                              ("concat", True,
+                               {"FSFS7_PACK_ORDER": "concatenate"}),
+                              ("chgfirst", True,
+                               {"FSFS7_PACK_ORDER": "changes-first"})):
+        dst = os.path.join(a.work, name)
+        shutil.rmtree(dst, ignore_errors=True)
+        subprocess.run(["cp", "-a", a.repo, dst], check=True)
+        subprocess.run(["sync"], check=True)
+        took, _ = timed(["svnadmin", "pack", "-q", dst], env_for(ours, extra))
+        print("%-8s %10.2f" % (name, took), flush=True)
+        copies[name] = dst
+    print()
+    print("%-8s %-6s %-12s %8s %8s %10s %8s" % ("packed", "reader", "op",
+                                                 "cold s", "hot s", "disk KiB",
+                                                 "reads"))
+    for name, dst in copies.items():
+        for reader in ("stock", "fsfs7"):
+            env = env_for(reader == "fsfs7")
+            for op, cmd in operations(dst).items():
+                cache.evict([dst])
+                cold, disk = timed(cmd, env)
+                hot = min(timed(cmd, env)[0] for _ in range(a.reps + 1))
+                calls = read_calls(cmd, env, a.work)
+                print("%-8s %-6s %-12s %8.3f %8.3f %10d %8d"
+                      % (name, reader, op, cold, hot, disk // 1024, calls),
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()
