@@ -73,10 +73,15 @@ sqlite_error(int rc, sqlite3 *db, const char *path)
       default:
         code = SVN_ERR_SQLITE_ERROR;
     }
+  /* A file that is no SQLite database, or a damaged one, breaks the
+     file's own rule: say so, as every damage report does. */
   return svn_error_createf(code, NULL,
-                           "%s, executing statement on '%s'",
+                           "%s, executing statement on '%s'%s",
                            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
-                           svn_dirent_local_style(path, NULL));
+                           svn_dirent_local_style(path, NULL),
+                           ((rc & 0xff) == SQLITE_CORRUPT
+                            || (rc & 0xff) == SQLITE_NOTADB)
+                           ? " (rule RCACHE-1)" : "");
 }
 
 /* Give DB the schema unless it has it (user_version 0: a new file, or one

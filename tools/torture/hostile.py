@@ -758,7 +758,7 @@ class Campaign:
         """The seeded sequence of (damage number, template, kind)."""
         rng = random.Random(self.args.seed)
         kinds = [k for k in KINDS for _ in range(WEIGHTS[k])]
-        n = 0
+        n = flips = 0
         while True:
             t = self.templates[n % len(self.templates)]
             kind = rng.choice(kinds)
@@ -767,7 +767,8 @@ class Campaign:
                 kind = "revprop"     # unpacked: no manifest to bend
             if kind.startswith("flip"):
                 # Exactly half of the flips in index/footer regions.
-                kind = "flip-index" if n % 2 == 0 else "flip-data"
+                kind = "flip-index" if flips % 2 == 0 else "flip-data"
+                flips += 1
             yield n, t, kind, rng.randrange(1 << 30)
             n += 1
 
