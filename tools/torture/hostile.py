@@ -194,7 +194,9 @@ class Template:
 
     def __init__(self, name, path):
         self.name = name
-        self.path = path
+        # Copies are taken with `cp -a`: a symlinked template must not be
+        # copied as the link (the commit would then change the template).
+        self.path = os.path.realpath(path)
         self.expect = {}         # op -> output digest on the pristine repo
 
     @property
