@@ -25,7 +25,8 @@ import fsfs7test as T  # noqa: E402
 sys.path.insert(0, os.path.join(T.TOP_SRCDIR, "tools", "torture"))
 import hostile as H  # noqa: E402
 
-# 8 damaged repositories x 5 operations = 40 trials (~30 s); more with
+# 8 damaged repositories x 5 operations = 40 trials (~30 s, 12-revision
+# repositories); more with
 # FSFS7_SLOW.
 DAMAGES = int(os.environ.get("HOSTILE_DAMAGES", "40" if T.SLOW else "8"))
 SEED = 5
@@ -40,7 +41,7 @@ def setup():
 class Hostile(unittest.TestCase):
     def test_hostile_slice(self):
         args = H.run_args(["--trials", str(DAMAGES * len(H.OPS)),
-                           "--seed", str(SEED), "--revs", "24",
+                           "--seed", str(SEED), "--revs", "12",
                            "--jobs", "2", "--timeout", "120",
                            "--module", T.MODULE_DIR, "--quiet",
                            "--work", S.path("slice")])
