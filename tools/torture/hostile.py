@@ -42,11 +42,11 @@ both modules run the same five operations on it, in this order:
            undamaged repository
 
 One (damage, operation) pair is a *trial*.  Each trial is classified per
-module: OK (the output of the undamaged repository, or a clean error exit
-is not needed), ERROR (exit != 0 with an svn error), CRASH (killed by a
-signal, a sanitizer report, or an svn assertion/malfunction), HANG (the
---timeout ran out), SILENT-WRONG (exit 0 with output that differs from the
-undamaged repository's), UNDETECTED (exit 0, output differs from the
+module: OK (exit 0 with the undamaged repository's output), ERROR (exit
+!= 0 with an svn error), CRASH (killed by a signal, a sanitizer report, or
+an svn assertion/malfunction), HANG (the --timeout ran out), SILENT-WRONG
+(exit 0 with output that differs from the undamaged repository's and from
+the other module's), UNDETECTED (exit 0, output differs from the
 undamaged repository's but is byte-identical to the other module's: damage
 no checksum covers, such as a flipped byte inside a log message).  Counted
 besides: STRICTER (stock gave the undamaged output, fsfs7 an ERROR), WIN
