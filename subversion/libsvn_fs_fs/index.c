@@ -778,8 +778,8 @@ svn_fs_fs__item_offset(apr_off_t *absolute_position, svn_fs_t *fs,
   SVN_ERR(physical_bounds(&start, &end, fs, rev_file, revision,
                           scratch_pool));
   if (item_index >= (apr_uint64_t)(end - start))
-    return svn_fs_fs__corrupt(NULL, apr_psprintf(scratch_pool, "r%ld",
-                                                 revision),
+    return svn_fs_fs__corrupt("TRAILER-3",
+                              apr_psprintf(scratch_pool, "r%ld", revision),
              "Item offset %" APR_UINT64_T_FMT " lies beyond the revision's "
              "%" APR_OFF_T_FMT " bytes", item_index, end - start);
   *absolute_position = start + (apr_off_t)item_index;

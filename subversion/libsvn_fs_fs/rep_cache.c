@@ -87,10 +87,15 @@ sqlite_error(int rc, sqlite3 *db, const char *path)
       default:
         code = SVN_ERR_SQLITE_ERROR;
     }
+  /* A file that is no SQLite database, or a damaged one, breaks the
+     file's own rule: say so, as every damage report does. */
   return svn_error_createf(code, NULL,
-                           "%s, executing statement on '%s'",
+                           "%s, executing statement on '%s'%s",
                            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
-                           svn_dirent_local_style(path, NULL));
+                           svn_dirent_local_style(path, NULL),
+                           ((rc & 0xff) == SQLITE_CORRUPT
+                            || (rc & 0xff) == SQLITE_NOTADB)
+                           ? " (rule RCACHE-1)" : "");
 }
 
 /* Give DB FS's schema unless it has it (user_version 0: a new file, or one
@@ -233,22 +238,35 @@ svn_fs_fs__rep_cache_get(svn_fs_fs__rep_t **rep, svn_fs_t *fs,
   svn_revnum_t youngest = ffd->youngest_rev_cache;
   int rc;
 
+  svn_error_t *err;
+
   *rep = NULL;
   if (!ffd->rep_sharing_allowed)
     return SVN_NO_ERROR;
-  SVN_ERR(open_db(&db, fs, FALSE, scratch_pool));
+  /* A row is only a hint (RCACHE-3): a rep-cache.db that cannot be
+     opened or read (garbage, cut short, busy, a table not created yet)
+     gives no row, and the commit stores its own copy, as stock does.
+     Adding the rows after the commit then reports the damage
+     (COMMIT-8), and verify does (RCACHE-5). */
+  err = open_db(&db, fs, FALSE, scratch_pool);
+  if (err && (err->apr_err == SVN_ERR_SQLITE_ERROR
+              || err->apr_err == SVN_ERR_SQLITE_BUSY
+              || err->apr_err == SVN_ERR_SQLITE_READONLY))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
   if (!db)
     return SVN_NO_ERROR;
   rc = lookup_row(rep, db, svn_checksum_to_cstring_display(&sum,
                                                            scratch_pool),
                   result_pool);
-  /* A file without its table yet (another first commit is creating it)
-     holds no rows. */
-  if (rc != SQLITE_OK && !has_table(db))
-    return SVN_NO_ERROR;
   if (rc != SQLITE_OK)
-    return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
-                                                   scratch_pool));
+    {
+      *rep = NULL;
+      return SVN_NO_ERROR;
+    }
   if (*rep && (*rep)->revision > youngest)
     SVN_ERR(svn_fs_fs__youngest_rev(&youngest, fs, scratch_pool));
   /* A row for a revision that is not there (a crash between the row and

@@ -97,6 +97,22 @@ is_rep_type(svn_fs_fs__item_type_t type)
    existing revision, an item the L2P index knows whose P2L entry is a
    rep (logical addressing), or an offset where a rep header starts
    (physical addressing).  BATON is the svn_fs_t. */
+/* REVISION, named by a rep-cache.db row, exists; else the stock error
+   (SVN_ERR_FS_NO_SUCH_REVISION) under one of the same code that says
+   which row and RULE are broken. */
+static svn_error_t *
+row_revision_exists(svn_fs_t *fs, svn_revnum_t revision, const char *rule,
+                    apr_pool_t *scratch_pool)
+{
+  svn_error_t *err = svn_fs_fs__ensure_revision_exists(revision, fs,
+                                                       scratch_pool);
+  if (err && err->apr_err == SVN_ERR_FS_NO_SUCH_REVISION)
+    return svn_error_createf(SVN_ERR_FS_NO_SUCH_REVISION, err,
+                             "rep-cache.db has a row for r%ld, which does "
+                             "not exist (rule %s)", revision, rule);
+  return svn_error_trace(err);
+}
+
 static svn_error_t *
 verify_rep_cache_row(void *baton, const svn_fs_fs__rep_t *rep,
                      apr_pool_t *scratch_pool)
@@ -108,8 +124,8 @@ verify_rep_cache_row(void *baton, const svn_fs_fs__rep_t *rep,
                                    "rep-cache.db row r%ld/%" APR_UINT64_T_FMT,
                                    rep->revision, rep->item_index);
 
-  SVN_ERR(svn_fs_fs__ensure_revision_exists(rep->revision, fs,
-                                            scratch_pool));
+  SVN_ERR(row_revision_exists(fs, rep->revision, "RCACHE-5",
+                              scratch_pool));
   SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rep->revision, scratch_pool,
                                   scratch_pool));
   SVN_ERR(svn_fs_fs__item_offset(&offset, fs, file, rep->revision,
@@ -175,8 +191,8 @@ verify_rep_cache(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
   /* RCACHE-4, checked by a verify of the whole history only (as stock):
      rows of revisions that are not there yet. */
   if (start == 0 && SVN_IS_VALID_REVNUM(max_revision))
-    SVN_ERR(svn_fs_fs__ensure_revision_exists(max_revision, fs,
-                                              scratch_pool));
+    SVN_ERR(row_revision_exists(fs, max_revision, "RCACHE-4",
+                                scratch_pool));
   return SVN_NO_ERROR;
 }
 
