@@ -189,9 +189,13 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
       *db = NULL;
       return err;
     }
-  /* userdata_set keeps the key pointer: give it the pool's life. */
-  apr_pool_userdata_set(*db, db_userdata_key(fs, fs->pool), close_db,
-                        fs->pool);
+  /* userdata_set keeps the key pointer: give it the pool's life.  The
+     connection is closed with the pool, but never in a child forked to
+     run a hook (apr_pool_cleanup_for_exec): closing takes SQLite's
+     connection mutex, which another thread of a threaded server may have
+     held at the fork, and the child would wait for it forever. */
+  apr_pool_userdata_set(*db, db_userdata_key(fs, fs->pool), NULL, fs->pool);
+  apr_pool_cleanup_register(fs->pool, *db, close_db, apr_pool_cleanup_null);
   return SVN_NO_ERROR;
 }
 

@@ -14,6 +14,7 @@
 #include <apr_general.h>
 #include "svn_pools.h"
 #include <unistd.h>
+#include <sys/wait.h>
 #include "test_util.h"
 
 #include "svn_dirent_uri.h"
@@ -257,6 +258,62 @@ test_two_fs_one_pool(void **state)
    SVN_ERR_SQLITE_BUSY (what fs-test 65 expects of a commit), and the
    connection is usable again once the reader is gone.  Waits out the
    10 s busy timeout, so only under FSFS7_SLOW. */
+/* Whether this process has a descriptor open on a file whose path ends
+   in SUFFIX. */
+static int
+has_fd_on(const char *suffix)
+{
+  int fd;
+
+  for (fd = 0; fd < 1024; fd++)
+    {
+      char link[64], target[4096];
+      ssize_t n;
+
+      snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+      n = readlink(link, target, sizeof(target) - 1);
+      if (n <= 0)
+        continue;
+      target[n] = '\0';
+      if (strlen(target) >= strlen(suffix)
+          && strcmp(target + strlen(target) - strlen(suffix), suffix) == 0)
+        return 1;
+    }
+  return 0;
+}
+
+/* A child forked to run a hook (svnserve, mod_dav_svn) runs the pools'
+   exec cleanups; the rep-cache connection must not be closed there:
+   closing takes SQLite's connection mutex, which another thread may have
+   held at the fork (a threaded svnserve hung in pre-revprop-change). */
+static void
+test_no_close_in_exec_child(void **state)
+{
+  svn_fs_t *fs;
+  const char *dir = make_repo(&fs, TRUE);
+  svn_fs_fs__rep_t *rep;
+  pid_t pid;
+  int status;
+
+  assert_null(svn_fs_fs__rep_cache_get(&rep, fs, digest("hello\n",
+                                       svn_checksum_sha1), pool, pool));
+  assert_non_null(rep);
+  assert_true(has_fd_on("/rep-cache.db"));
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0)
+    {
+      apr_pool_cleanup_for_exec();
+      _exit(has_fd_on("/rep-cache.db") ? 0 : 3);
+    }
+  assert_int_equal(pid, waitpid(pid, &status, 0));
+  assert_true(WIFEXITED(status));
+  assert_int_equal(0, WEXITSTATUS(status));
+  svn_pool_destroy(fs->pool);
+  assert_false(has_fd_on("/rep-cache.db"));
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 static void
 test_add_busy(void **state)
 {
@@ -307,6 +364,7 @@ main(void)
     cmocka_unit_test(test_db_without_table),
     cmocka_unit_test(test_two_fs_one_pool),
     cmocka_unit_test(test_add_busy),
+    cmocka_unit_test(test_no_close_in_exec_child),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
