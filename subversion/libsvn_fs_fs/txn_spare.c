@@ -703,6 +703,14 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
 
       if (old_name)
         SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(spare_dir, old_name));
+      /* Another thread took SPARE_DIR for its transaction between our
+         open and this rename (concurrent commits in one server process):
+         our written spare moved away with it.  PATH is untouched, so
+         replace it the ordinary way. */
+      if (APR_STATUS_IS_ENOENT(status) && access(tmp, F_OK) != 0)
+        return svn_error_trace(svn_io_write_atomic2(path, data, len,
+                                                    copy_perms_path, flush,
+                                                    scratch_pool));
       return svn_error_wrap_apr(status, "Can't move '%s' to '%s'",
                                 svn_dirent_local_style(tmp, scratch_pool),
                                 svn_dirent_local_style(path, scratch_pool));

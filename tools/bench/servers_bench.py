@@ -206,8 +206,9 @@ def youngest(path):
 OUT_OF_DATE = ("out of date", "E160028", "E160024", "E175002")
 
 
-def commit_burst(args, root_url, repo_path, server, same, tag, failures):
-    """ARGS.clients threads, each ARGS.commits commits; returns metrics."""
+def commit_burst(args, root_url, repo_path, server, same, tag, failures,
+                 per_client):
+    """ARGS.clients threads, each PER_CLIENT commits; returns metrics."""
     errors, retries = [], [0]
     lock = threading.Lock()
 
@@ -217,7 +218,7 @@ def commit_burst(args, root_url, repo_path, server, same, tag, failures):
                                       "c%d" % n)
         base = youngest(repo_path) if same else None
         done = failed = 0
-        while done < args.commits and failed < args.commits:
+        while done < per_client and failed < per_client:
             with open(src, "w") as f:
                 f.write("client %d commit %d %s %f\n"
                         % (n, done, tag, time.time()))
@@ -254,7 +255,7 @@ def commit_burst(args, root_url, repo_path, server, same, tag, failures):
         t.join()
     wall = time.perf_counter() - start
     cpu = server.cpu_seconds() - cpu0
-    commits = args.clients * args.commits - len(errors)
+    commits = args.clients * per_client - len(errors)
     for err in errors:
         log("FAILED commit (%s): %s" % (tag, " ".join(err.split())))
     failures.extend(errors[:3])
@@ -411,10 +412,13 @@ def bench_access(args, rec, meta, variant, access, roots):
                                        servers[module], same,
                                        "%s-%s-%s-%d" % (access, op, module,
                                                         rep),
-                                       meta.setdefault("failures", []))
+                                       meta.setdefault("failures", []),
+                                       # a short unrecorded warm-up, which
+                                       # also creates the files
+                                       args.commits if rep else
+                                       max(args.commits // 5, 1))
                 if rep:
                     rec.add(variant, access, op, module, rep, metrics)
-            # the warm-up burst also creates the files
             alternate(args.commit_reps, mods, burst)
             if first:
                 check_mapped(servers, args, meta, access)
