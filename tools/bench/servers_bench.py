@@ -166,6 +166,13 @@ def alternate(reps, modules, fn, warm=True):
             fn(module, rep)
 
 
+def client_env():
+    """The stock environment in a UTF-8 locale: paths in real histories
+    (maven's trunk) are not all ASCII, and svn refuses to write them
+    under LC_ALL=C."""
+    return dict(run.stock_env(), LC_ALL="C.UTF-8")
+
+
 def client_cmd(args, op, url):
     common = ["--config-dir", args.config_dir, "--non-interactive"]
     if op == "export":
@@ -180,11 +187,11 @@ def client_cmd(args, op, url):
 
 def one_client_op(args, op, url, server):
     shutil.rmtree(args.export_dir, ignore_errors=True)
-    res = run.measure(client_cmd(args, op, url), run.stock_env(), None,
+    res = run.measure(client_cmd(args, op, url), client_env(), None,
                       server, os.path.join(args.scratch, "stderr"))
     if res[0] != "ok":
         raise RuntimeError("%s %s failed: %s" % (op, url, res[4]))
-    return {"wall_s": res[1], "server_cpu_s": res[3]}
+    return {"wall_s": res[1], "server_cpu_s": res[3], "client_cpu_s": res[2]}
 
 
 def svnmucc_put(args, url, src, base=None):
@@ -193,7 +200,7 @@ def svnmucc_put(args, url, src, base=None):
     if base is not None:
         cmd += ["-r", str(base)]
     cmd += ["put", src, url]
-    return subprocess.run(cmd, env=run.stock_env(), capture_output=True,
+    return subprocess.run(cmd, env=client_env(), capture_output=True,
                           text=True)
 
 
@@ -484,6 +491,8 @@ def fmt(value):
 def verdict(metric, r):
     if r is None or metric in COUNTS:
         return ""
+    if r == 1:
+        return "same"
     better = r > 1 if HIGHER_BETTER.get(metric) else r < 1
     return "better" if better else "worse"
 
@@ -501,6 +510,74 @@ def table_lines(summary):
                 fmt(med.get(mode)), "-" if r is None else "%.2f" % r, n,
                 verdict(metric, r)))
     return lines
+
+
+# per op: (speed metric, CPU metric) of the compact table
+COMPACT = {"commit-own": ("commits_per_s", "server_cpu_s_per_commit"),
+           "commit-same": ("commits_per_s", "server_cpu_s_per_commit"),
+           "propfind": ("requests_per_s", "server_cpu_s_per_request"),
+           "open": ("wall_s", "client_cpu_s")}
+
+
+def compact_lines(summary):
+    """One row per (repo, access, op): the speed metric and the CPU
+    metric side by side (the table of doc/benchmarks.md)."""
+    cells = {(k[0], k[1], k[2], k[3]): (med, n) for k, med, n in summary}
+    rows, seen = [], set()
+    for (variant, access, op, _metric), _med, _n in summary:
+        if (variant, access, op) in seen:
+            continue
+        seen.add((variant, access, op))
+        speed, cpu = COMPACT.get(op, ("wall_s", "server_cpu_s"))
+        for mode in ["fsfs7"] + (["fsfs7-preload"] if op == "open" else []):
+            label = op if mode == "fsfs7" else op + " (LD_PRELOAD)"
+            if HIGHER_BETTER.get(speed):
+                label += " [%s]" % speed.replace("_per_", "/")
+            row = ["%s | %s | %s" % (variant, access, label)]
+            for metric in (speed, cpu):
+                med, _n = cells.get((variant, access, op, metric), ({}, 0))
+                r = ratio(med, mode)
+                row.append("%s | %s | %s" % (
+                    fmt(med.get("stock")), fmt(med.get(mode)),
+                    "-" if r is None else "**%.2f**" % r
+                    if verdict(metric, r) == "worse" and "%.2f" % r != "1.00"
+                    else "%.2f" % r))
+            notes = []
+            for metric in COUNTS:
+                med, _n = cells.get((variant, access, op, metric), ({}, 0))
+                if med and mode in med:
+                    notes.append("%s %s/%s" % (metric.replace("_", " "),
+                                               fmt(med.get("stock")),
+                                               fmt(med.get(mode))))
+            n = min([c[1] for k, c in cells.items() if k[:3] ==
+                     (variant, access, op)] or [0])
+            rows.append("| %s | %d | %s |" % (" | ".join(row), n,
+                                               "; ".join(notes)))
+    head = ["| repo | access | op | wall s (or rate) stock | fsfs7 | "
+            "fsfs7/stock | CPU s stock | fsfs7 | fsfs7/stock | n | "
+            "counts stock/fsfs7 |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    return head + rows
+
+
+def write_tables(out, summary, command):
+    lines = table_lines(summary)
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("<!-- %s -->\n" % command)
+        f.write("\n".join(lines) + "\n\n")
+        f.write("\n".join(compact_lines(summary)) + "\n")
+    return lines
+
+
+def read_runs(out):
+    rows = []
+    with open(os.path.join(out, "runs.tsv")) as f:
+        next(f)
+        for line in f:
+            v = line.rstrip("\n").split("\t")
+            rows.append((v[0], v[1], v[2], v[3], v[4], int(v[5]),
+                         float(v[6]), float(v[7])))
+    return rows
 
 
 def write_summary(out, summary):
@@ -560,6 +637,9 @@ def parse_args(argv):
     p.add_argument("--out", help="result directory (default "
                    "bench-results/servers-<date>)")
     p.add_argument("--moddir", default=run.DEFAULT_MODDIR)
+    p.add_argument("--report-only", metavar="OUTDIR",
+                   help="only rebuild summary.tsv and table.md from "
+                   "OUTDIR/runs.tsv")
     p.add_argument("--prepare-only", action="store_true",
                    help="only make the base repositories in --work")
     args = p.parse_args(argv)
@@ -586,6 +666,15 @@ def main(argv=None):
     run.check_client_module("fsfs7", args.moddir)
     if args.prepare_only:
         prepare_base(args, args.work)
+        return 0
+    if args.report_only:
+        summary = summarize(read_runs(args.report_only))
+        write_summary(args.report_only, summary)
+        meta = os.path.join(args.report_only, "meta.json")
+        command = json.load(open(meta))["command"] \
+            if os.path.exists(meta) else ""
+        write_tables(args.report_only, summary, command)
+        print("\n".join(compact_lines(summary)))
         return 0
     out = args.out or os.path.join("bench-results", "servers-%s"
                                    % time.strftime("%Y%m%d-%H%M"))
@@ -634,11 +723,10 @@ def main(argv=None):
             json.dump(meta, f, indent=1)
         summary = summarize(rec.rows)
         write_summary(out, summary)
-        lines = table_lines(summary)
-        with open(os.path.join(out, "table.md"), "w") as f:
-            f.write("<!-- %s -->\n" % command)
-            f.write("\n".join(lines) + "\n")
+        lines = write_tables(out, summary, command)
     print("\n".join(lines))
+    print()
+    print("\n".join(compact_lines(summary)))
     print("\nload average (1 min) during the run: min %.1f, median %.1f, "
           "max %.1f; %s s; results in %s"
           % (meta["load1"]["min"], meta["load1"]["median"],
