@@ -434,6 +434,42 @@ class WriteTests(unittest.TestCase):
         listing = T.stock_ok("svnlook", "tree", repo, "/d").stdout.split()
         self.assertEqual(len(listing), n + 1)
 
+    def test_write_concurrent_threaded_svnserve(self):
+        """Commits from 8 clients through one threaded svnserve: the
+        threads share one process's spare transaction directories
+        (txn_spare.c), and one taking a directory for its transaction
+        while another replaced db/txn-current through a spare in it made
+        the latter's commit fail (seen by tools/bench/servers_bench.py)."""
+        repo = create("conc-svnserve", 7)
+        root = os.path.dirname(repo)
+        srv = Svnserve(root, ours=True)
+        try:
+            url = srv.url(os.path.basename(repo))
+            clients, each = 8, 12
+            src = S.path("conc-svnserve-src")
+            write(src, b"content\n")
+            errors = []
+
+            def go(i):
+                for k in range(each):
+                    p = T.run(["svnmucc", "--non-interactive", "-m", "c",
+                               "put", src, "%s/f%d-%d" % (url, i, k)])
+                    if p.returncode != 0:
+                        errors.append(T.describe(p))
+            threads = [threading.Thread(target=go, args=(i,))
+                       for i in range(clients)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertTrue(srv.maps_our_module(), "svnserve did not map our module")
+        finally:
+            srv.stop()
+        self.assertEqual(errors, [])
+        self.assertEqual(youngest(repo), clients * each)
+        v = T.stock("svnadmin", "verify", "-q", repo)
+        self.assertEqual(v.returncode, 0, "stock verify: " + T.describe(v))
+
     def out_of_date_codes(self, ours):
         repo = create("ood-%s" % ("ours" if ours else "stock"), 7)
         url = T.url(repo)
