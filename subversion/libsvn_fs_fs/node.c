@@ -531,6 +531,22 @@ svn_fs_fs__txn_dir_forget(svn_fs_t *fs, const svn_fs_fs__id_t *dir_id,
     svn_hash_sets(SVN_FS_FS__DATA(fs)->txn_dir_cache->dirs, path, NULL);
 }
 
+void
+svn_fs_fs__txn_dir_forget_txn(svn_fs_t *fs,
+                              const svn_fs_fs__txn_id_t *txn_id)
+{
+  txn_dir_cache_t *c = SVN_FS_FS__DATA(fs)->txn_dir_cache;
+
+  if (c && c->has_txn && c->txn_id.revision == txn_id->revision
+      && c->txn_id.number == txn_id->number)
+    {
+      svn_pool_clear(c->pool);
+      c->dirs = apr_hash_make(c->pool);
+      c->used = 0;
+      c->has_txn = FALSE;
+    }
+}
+
 /* Entries of transaction directory NODEREV, all in RESULT_POOL. */
 static svn_error_t *
 txn_dir_entries(apr_array_header_t **entries, svn_fs_t *fs,

@@ -49,6 +49,12 @@ void
 svn_fs_fs__txn_dir_forget(svn_fs_t *fs, const svn_fs_fs__id_t *dir_id,
                           apr_pool_t *scratch_pool);
 
+/* Free the in-memory listings of transaction TXN_ID (it is committed or
+   removed). */
+void
+svn_fs_fs__txn_dir_forget_txn(svn_fs_t *fs,
+                              const svn_fs_fs__txn_id_t *txn_id);
+
 /* Entry NAME of directory NODEREV, or NULL if there is none. */
 svn_error_t *
 svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,

@@ -510,6 +510,8 @@ svn_fs_fs__txn_purge(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_boolean_t found = FALSE;
 
+  /* Its cached directory listings would only hold memory now. */
+  svn_fs_fs__txn_dir_forget_txn(fs, txn_id);
   /* Recycled for the next transaction (txn_spare.c) when possible; the
      first transaction an svn_fs_t finishes only makes it a user. */
   if (ffd->spare_user)
