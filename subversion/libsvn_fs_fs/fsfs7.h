@@ -303,6 +303,10 @@ typedef struct svn_fs_fs__data_t
      see new_mutable_rep. */
   svn_fs_fs__rep_t *txn_mutable_rep;
 
+  /* Sorted listings of the mutable directories of one transaction, kept
+     by node.c (txn_dir_cache_t there); NULL until first needed. */
+  struct svn_fs_fs__txn_dir_cache_t *txn_dir_cache;
+
   /* libsvn_fs's svn_fs_open, handed to us by set_svn_fs_open. */
   svn_error_t *(*svn_fs_open_)(svn_fs_t **, const char *, apr_hash_t *,
                                apr_pool_t *, apr_pool_t *);

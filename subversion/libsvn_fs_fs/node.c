@@ -255,22 +255,315 @@ svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
 /* ------------------------------------------------------------------ */
 /* Directories                                                          */
 
-/* Entries of transaction directory NODEREV from its "children" file
-   (DIRENT-5). */
+/* Mutable directory listings.  A transaction's ".children" file is the
+   base listing plus one appended record per change (DIRENT-5), so parsing
+   it again for every lookup made adding N entries to one directory cost
+   O(N^2).  The sorted result is kept here per svn_fs_t, for one
+   transaction at a time, and changes this process appends are applied to
+   it in place.  Another process (or the stock module) may append to the
+   same transaction at any time, so every use first compares the file's
+   size, mtime and inode with those seen when the listing was last in step
+   with it, and reloads on any difference: appends always grow the file. */
+
+/* Cached dirents above this many (loaded plus changed since the last
+   reset) empty the cache: bounds its memory to a few MB. */
+#define TXN_DIR_CACHE_MAX 100000
+
+/* One mutable directory's listing. */
+typedef struct txn_dir_t
+{
+  apr_array_header_t *entries;   /* svn_fs_dirent_t *, sorted by name */
+  apr_off_t size;                /* the file as it was when in step */
+  apr_time_t mtime;
+  apr_ino_t inode;
+} txn_dir_t;
+
+struct svn_fs_fs__txn_dir_cache_t
+{
+  apr_pool_t *pool;              /* everything below; cleared on reset */
+  svn_fs_fs__txn_id_t txn_id;    /* the transaction cached, if any */
+  svn_boolean_t has_txn;
+  apr_hash_t *dirs;              /* children file path -> txn_dir_t * */
+  apr_size_t used;               /* dirents allocated in POOL */
+};
+typedef struct svn_fs_fs__txn_dir_cache_t txn_dir_cache_t;
+
+/* FS's cache, emptied and set to transaction TXN_ID if it held another
+   one or would grow past TXN_DIR_CACHE_MAX with EXTRA more dirents. */
+static txn_dir_cache_t *
+txn_dir_cache(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+              apr_size_t extra)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  txn_dir_cache_t *c = ffd->txn_dir_cache;
+
+  if (!c)
+    {
+      c = apr_pcalloc(fs->pool, sizeof(*c));
+      c->pool = svn_pool_create(fs->pool);
+      c->dirs = apr_hash_make(c->pool);
+      ffd->txn_dir_cache = c;
+    }
+  if (!c->has_txn || c->txn_id.revision != txn_id->revision
+      || c->txn_id.number != txn_id->number
+      || c->used + extra > TXN_DIR_CACHE_MAX)
+    {
+      svn_pool_clear(c->pool);
+      c->dirs = apr_hash_make(c->pool);
+      c->used = 0;
+      c->txn_id = *txn_id;
+      c->has_txn = TRUE;
+    }
+  return c;
+}
+
+/* The cached listing of the children file PATH of transaction TXN_ID, or
+   NULL. */
+static txn_dir_t *
+txn_dir_get(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+            const char *path)
+{
+  txn_dir_cache_t *c = SVN_FS_FS__DATA(fs)->txn_dir_cache;
+
+  if (!c || !c->has_txn || c->txn_id.revision != txn_id->revision
+      || c->txn_id.number != txn_id->number)
+    return NULL;
+  return svn_hash_gets(c->dirs, path);
+}
+
+/* Stat PATH into *FINFO; *FOUND is FALSE if it does not exist. */
+static svn_error_t *
+stat_children(apr_finfo_t *finfo, svn_boolean_t *found, const char *path,
+              apr_pool_t *pool)
+{
+  apr_status_t status = apr_stat(finfo, path,
+                                 APR_FINFO_SIZE | APR_FINFO_MTIME
+                                 | APR_FINFO_INODE, pool);
+
+  *found = (status == APR_SUCCESS || status == APR_INCOMPLETE);
+  if (*found || APR_STATUS_IS_ENOENT(status)
+      || APR_STATUS_IS_ENOTDIR(status))
+    return SVN_NO_ERROR;
+  return svn_error_wrap_apr(status, "Can't stat '%s'",
+                            svn_dirent_local_style(path, pool));
+}
+
+/* TRUE if DIR was last in step with a file that FINFO still describes. */
+static svn_boolean_t
+txn_dir_fresh(const txn_dir_t *dir, const apr_finfo_t *finfo)
+{
+  return dir->size == finfo->size && dir->mtime == finfo->mtime
+         && dir->inode == finfo->inode;
+}
+
+/* A copy of D in POOL that shares nothing with D. */
+static svn_fs_dirent_t *
+dirent_dup(const svn_fs_dirent_t *d, apr_pool_t *pool)
+{
+  svn_fs_dirent_t *copy = apr_palloc(pool, sizeof(*copy));
+
+  copy->name = apr_pstrdup(pool, d->name);
+  copy->kind = d->kind;
+  copy->id = SVN_FS_FS__PUBLIC_ID(svn_fs_fs__id_copy(SVN_FS_FS__ID(d->id),
+                                                     pool));
+  return copy;
+}
+
+/* The sorted listing of transaction directory NODEREV (DIRENT-5), valid
+   until the next call into this cache: callers copy what they keep.
+   From the cache when the children file is unchanged, else parsed from
+   the file (and cached, unless it is too big). */
+static svn_error_t *
+txn_dir_listing(const apr_array_header_t **entries, svn_fs_t *fs,
+                const svn_fs_fs__noderev_t *noderev,
+                apr_pool_t *scratch_pool)
+{
+  const svn_fs_fs__txn_id_t *txn_id = &noderev->id->txn_id;
+  const char *path = txn_node_path(fs, noderev->id, ".children",
+                                   scratch_pool);
+  txn_dir_t *dir = txn_dir_get(fs, txn_id, path);
+  txn_dir_cache_t *c;
+  apr_array_header_t *parsed;
+  svn_stringbuf_t *text;
+  apr_finfo_t finfo;
+  svn_boolean_t found;
+  int i;
+
+  /* Stat before reading: a change made after the stat but before the
+     read makes the next stat differ, so the listing is reloaded then. */
+  SVN_ERR(stat_children(&finfo, &found, path, scratch_pool));
+  if (found && dir && txn_dir_fresh(dir, &finfo))
+    {
+      *entries = dir->entries;
+      return SVN_NO_ERROR;
+    }
+
+  SVN_ERR(read_txn_file(&text, &path, fs, noderev->id, ".children",
+                        scratch_pool));
+  SVN_ERR(svn_fs_fs__dirents_parse(&parsed, text->data, text->len, TRUE,
+                                   path, scratch_pool, scratch_pool));
+  *entries = parsed;
+  if (!found || text->len != (apr_size_t)finfo.size
+      || parsed->nelts > TXN_DIR_CACHE_MAX / 2)
+    {
+      /* Changed while read, or too big to keep: use it this once. */
+      if (dir)
+        svn_fs_fs__txn_dir_forget(fs, noderev->id, scratch_pool);
+      return SVN_NO_ERROR;
+    }
+
+  c = txn_dir_cache(fs, txn_id, parsed->nelts);
+  dir = apr_palloc(c->pool, sizeof(*dir));
+  dir->entries = apr_array_make(c->pool, parsed->nelts + 16,
+                                sizeof(svn_fs_dirent_t *));
+  for (i = 0; i < parsed->nelts; i++)
+    APR_ARRAY_PUSH(dir->entries, svn_fs_dirent_t *)
+      = dirent_dup(APR_ARRAY_IDX(parsed, i, svn_fs_dirent_t *), c->pool);
+  c->used += parsed->nelts;
+  dir->size = finfo.size;
+  dir->mtime = finfo.mtime;
+  dir->inode = finfo.inode;
+  svn_hash_sets(c->dirs, apr_pstrdup(c->pool, path), dir);
+  *entries = dir->entries;
+  return SVN_NO_ERROR;
+}
+
+/* Index of the first entry of sorted ENTRIES not before NAME; *FOUND says
+   whether it is NAME. */
+static int
+dirent_lower_bound(svn_boolean_t *found, const apr_array_header_t *entries,
+                   const char *name)
+{
+  int lo = 0, hi = entries->nelts;
+
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (strcmp(APR_ARRAY_IDX(entries, mid, svn_fs_dirent_t *)->name,
+                 name) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  *found = lo < entries->nelts
+           && strcmp(APR_ARRAY_IDX(entries, lo, svn_fs_dirent_t *)->name,
+                     name) == 0;
+  return lo;
+}
+
+/* Set NAME to KIND / ID in DIR (remove it if ID is NULL), memory in C. */
+static void
+txn_dir_apply(txn_dir_t *dir, txn_dir_cache_t *c, const char *name,
+              svn_node_kind_t kind, const svn_fs_fs__id_t *id)
+{
+  apr_array_header_t *list = dir->entries;
+  svn_boolean_t found;
+  int idx = dirent_lower_bound(&found, list, name);
+  svn_fs_dirent_t *d;
+
+  if (!id)
+    {
+      if (found)
+        {
+          memmove(list->elts + idx * list->elt_size,
+                  list->elts + (idx + 1) * list->elt_size,
+                  (list->nelts - idx - 1) * list->elt_size);
+          list->nelts--;
+        }
+      return;
+    }
+
+  d = apr_palloc(c->pool, sizeof(*d));
+  d->name = apr_pstrdup(c->pool, name);
+  d->kind = kind;
+  d->id = SVN_FS_FS__PUBLIC_ID(svn_fs_fs__id_copy(id, c->pool));
+  c->used++;
+  if (found)
+    {
+      APR_ARRAY_IDX(list, idx, svn_fs_dirent_t *) = d;
+      return;
+    }
+  /* Grow by one (apr doubles the allocation), then open a gap at IDX. */
+  APR_ARRAY_PUSH(list, svn_fs_dirent_t *) = d;
+  memmove(list->elts + (idx + 1) * list->elt_size,
+          list->elts + idx * list->elt_size,
+          (list->nelts - 1 - idx) * list->elt_size);
+  APR_ARRAY_IDX(list, idx, svn_fs_dirent_t *) = d;
+}
+
+svn_error_t *
+svn_fs_fs__txn_dir_changed(svn_fs_t *fs, const svn_fs_fs__id_t *dir_id,
+                           const char *name, svn_node_kind_t kind,
+                           const svn_fs_fs__id_t *id, apr_size_t appended,
+                           apr_pool_t *scratch_pool)
+{
+  const char *path = txn_node_path(fs, dir_id, ".children", scratch_pool);
+  txn_dir_t *dir = txn_dir_get(fs, &dir_id->txn_id, path);
+  txn_dir_cache_t *c = SVN_FS_FS__DATA(fs)->txn_dir_cache;
+  apr_finfo_t finfo;
+  svn_boolean_t found;
+
+  if (!dir)
+    return SVN_NO_ERROR;
+  /* Only if the file is exactly what we had plus our record: anything
+     appended by someone else makes it longer. */
+  SVN_ERR(stat_children(&finfo, &found, path, scratch_pool));
+  if (!found || finfo.inode != dir->inode
+      || finfo.size != dir->size + (apr_off_t)appended
+      || c->used + 1 > TXN_DIR_CACHE_MAX)
+    {
+      svn_hash_sets(c->dirs, path, NULL);
+      return SVN_NO_ERROR;
+    }
+  txn_dir_apply(dir, c, name, kind, id);
+  dir->size = finfo.size;
+  dir->mtime = finfo.mtime;
+  return SVN_NO_ERROR;
+}
+
+void
+svn_fs_fs__txn_dir_forget(svn_fs_t *fs, const svn_fs_fs__id_t *dir_id,
+                          apr_pool_t *scratch_pool)
+{
+  const char *path = txn_node_path(fs, dir_id, ".children", scratch_pool);
+
+  if (txn_dir_get(fs, &dir_id->txn_id, path))
+    svn_hash_sets(SVN_FS_FS__DATA(fs)->txn_dir_cache->dirs, path, NULL);
+}
+
+void
+svn_fs_fs__txn_dir_forget_txn(svn_fs_t *fs,
+                              const svn_fs_fs__txn_id_t *txn_id)
+{
+  txn_dir_cache_t *c = SVN_FS_FS__DATA(fs)->txn_dir_cache;
+
+  if (c && c->has_txn && c->txn_id.revision == txn_id->revision
+      && c->txn_id.number == txn_id->number)
+    {
+      svn_pool_clear(c->pool);
+      c->dirs = apr_hash_make(c->pool);
+      c->used = 0;
+      c->has_txn = FALSE;
+    }
+}
+
+/* Entries of transaction directory NODEREV, all in RESULT_POOL. */
 static svn_error_t *
 txn_dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
                 const svn_fs_fs__noderev_t *noderev,
                 apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  svn_stringbuf_t *text;
-  const char *path;
+  const apr_array_header_t *listing;
+  int i;
 
-  SVN_ERR(read_txn_file(&text, &path, fs, noderev->id, ".children",
-                        scratch_pool));
-  return svn_error_trace(svn_fs_fs__dirents_parse(entries, text->data,
-                                                  text->len, TRUE, path,
-                                                  result_pool,
-                                                  scratch_pool));
+  SVN_ERR(txn_dir_listing(&listing, fs, noderev, scratch_pool));
+  *entries = apr_array_make(result_pool, listing->nelts,
+                            sizeof(svn_fs_dirent_t *));
+  for (i = 0; i < listing->nelts; i++)
+    APR_ARRAY_PUSH(*entries, svn_fs_dirent_t *)
+      = dirent_dup(APR_ARRAY_IDX(listing, i, svn_fs_dirent_t *),
+                   result_pool);
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -341,6 +634,19 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
                                      (void *)name, result_pool));
       if (found)
         return SVN_NO_ERROR;
+    }
+
+  if (rep && rep->in_txn && noderev->kind == svn_node_dir)
+    {
+      /* Straight from the cached listing: no copy of the whole. */
+      const apr_array_header_t *listing;
+
+      SVN_ERR(txn_dir_listing(&listing, fs, noderev, scratch_pool));
+      idx = svn_fs_fs__dirent_find(listing, name);
+      *dirent = idx < 0 ? NULL
+              : dirent_dup(APR_ARRAY_IDX(listing, idx, svn_fs_dirent_t *),
+                           result_pool);
+      return SVN_NO_ERROR;
     }
 
   SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, noderev, scratch_pool,

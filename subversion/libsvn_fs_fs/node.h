@@ -32,6 +32,29 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
                        const svn_fs_fs__noderev_t *noderev,
                        apr_pool_t *result_pool, apr_pool_t *scratch_pool);
 
+/* This process has just appended to the ".children" file of transaction
+   directory DIR_ID one change of APPENDED bytes: NAME set to KIND / ID, or
+   NAME removed when ID is NULL.  Keeps the in-memory listing of DIR_ID in
+   step with the file, or drops it when the file is not exactly the cached
+   one plus this change (someone else wrote to it too). */
+svn_error_t *
+svn_fs_fs__txn_dir_changed(svn_fs_t *fs, const svn_fs_fs__id_t *dir_id,
+                           const char *name, svn_node_kind_t kind,
+                           const svn_fs_fs__id_t *id, apr_size_t appended,
+                           apr_pool_t *scratch_pool);
+
+/* Forget the in-memory listing of transaction directory DIR_ID (its
+   ".children" file was rewritten or removed). */
+void
+svn_fs_fs__txn_dir_forget(svn_fs_t *fs, const svn_fs_fs__id_t *dir_id,
+                          apr_pool_t *scratch_pool);
+
+/* Free the in-memory listings of transaction TXN_ID (it is committed or
+   removed). */
+void
+svn_fs_fs__txn_dir_forget_txn(svn_fs_t *fs,
+                              const svn_fs_fs__txn_id_t *txn_id);
+
 /* Entry NAME of directory NODEREV, or NULL if there is none. */
 svn_error_t *
 svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,

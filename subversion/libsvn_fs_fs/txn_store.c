@@ -17,7 +17,9 @@
  * Small files are rewritten whole in place (txn-current alone by temp
  * file, fsync and rename); the two append-only files get one complete
  * record per write call.  Nothing here is cached: a transaction may be
- * continued by another process (or the stock module) at any time.
+ * continued by another process (or the stock module) at any time.  (The
+ * nodes layer keeps parsed children listings, checked against the file
+ * on every use; set_entry tells it about its own appends.)
  */
 #include <string.h>
 #include <unistd.h>
@@ -508,6 +510,8 @@ svn_fs_fs__txn_purge(svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_boolean_t found = FALSE;
 
+  /* Its cached directory listings would only hold memory now. */
+  svn_fs_fs__txn_dir_forget_txn(fs, txn_id);
   /* Recycled for the next transaction (txn_spare.c) when possible; the
      first transaction an svn_fs_t finishes only makes it a user. */
   if (ffd->spare_user)
@@ -739,6 +743,7 @@ svn_fs_fs__txn_delete_noderev(svn_fs_t *fs, const svn_fs_fs__id_t *id,
                               apr_pool_t *scratch_pool)
 {
   SVN_ERR_ASSERT(svn_fs_fs__id_is_txn(id));
+  svn_fs_fs__txn_dir_forget(fs, id, scratch_pool);
   SVN_ERR(svn_io_remove_file2(node_path(fs, id, ".props", scratch_pool),
                               TRUE, scratch_pool));
   SVN_ERR(svn_io_remove_file2(node_path(fs, id, ".children", scratch_pool),
@@ -794,6 +799,8 @@ start_children(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
   SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, parent, scratch_pool,
                                  scratch_pool));
   svn_fs_fs__dirents_unparse(out, entries);
+  /* The file is rewritten: a listing cached for it is void. */
+  svn_fs_fs__txn_dir_forget(fs, parent->id, scratch_pool);
   return svn_error_trace(svn_fs_fs__txn_file_write(path, out->data,
                                                    out->len, FALSE,
                                                    scratch_pool));
@@ -818,8 +825,11 @@ svn_fs_fs__txn_set_entry(svn_fs_t *fs, svn_fs_fs__noderev_t *parent,
       SVN_ERR(svn_fs_fs__txn_put_noderev(fs, parent, scratch_pool));
     }
   svn_fs_fs__dirent_unparse_change(out, name, kind, id);
-  return svn_error_trace(svn_fs_fs__txn_file_append(path, out->data,
-                                                    out->len,
+  SVN_ERR(svn_fs_fs__txn_file_append(path, out->data, out->len,
+                                     scratch_pool));
+  /* Keeps lookups in this directory from parsing the file again. */
+  return svn_error_trace(svn_fs_fs__txn_dir_changed(fs, parent->id, name,
+                                                    kind, id, out->len,
                                                     scratch_pool));
 }
 

@@ -471,6 +471,101 @@ test_ours_reads_stock(void **state)
   compare_svnlook(f, name, "cat", "trunk/a.txt");
 }
 
+/* ---- mutable directory listings (node.c's cache) ------------------ */
+
+/* Check that ROOT's /big holds exactly the N names in WANT (sorted), both
+   by listing and by looking each up. */
+static void
+assert_big(svn_fs_root_t *root, const char *const *want, int n,
+           apr_pool_t *pool)
+{
+  apr_hash_t *entries;
+  svn_node_kind_t kind;
+  int i;
+
+  OK(root->vtable->dir_entries(&entries, root, "/big", pool));
+  assert_int_equal(apr_hash_count(entries), n);
+  for (i = 0; i < n; i++)
+    {
+      assert_non_null(svn_hash_gets(entries, want[i]));
+      OK(root->vtable->check_path(&kind, root,
+                                  apr_pstrcat(pool, "/big/", want[i],
+                                              SVN_VA_NULL), pool));
+      assert_int_equal(kind, svn_node_file);
+    }
+}
+
+/* Many entries set in one directory of a transaction are all seen,
+   through our own handle (listing updated in place) and through a second
+   handle on the same transaction whose appends the first must notice,
+   also when both append in turn. */
+static void
+test_big_dir_listing(void **state)
+{
+  fixture_t *f = *state;
+  svn_fs_t *fs2 = open_ours(f->repo, f->pool);
+  svn_fs_txn_t *txn, *txn2;
+  svn_fs_root_t *root, *root2;
+  svn_node_kind_t kind;
+  const char *names[300];
+  int i, n = 0;
+
+  OK(svn_fs_fs__begin_txn(&txn, f->fs, 0, 0, f->pool));
+  OK(svn_fs_fs__txn_root(&root, txn, f->pool));
+  OK(root->vtable->make_dir(root, "/big", f->pool));
+  /* Names out of order, so that each lands inside the listing. */
+  for (i = 0; i < 200; i++)
+    {
+      const char *name = apr_psprintf(f->pool, "f%03d", (i * 7) % 200);
+      OK(root->vtable->make_file(root, apr_pstrcat(f->pool, "/big/", name,
+                                                   SVN_VA_NULL), f->pool));
+      OK(root->vtable->check_path(&kind, root, apr_pstrcat(f->pool, "/big/",
+                                  name, SVN_VA_NULL), f->pool));
+      assert_int_equal(kind, svn_node_file);
+    }
+  /* Remove every tenth, then add one back. */
+  for (i = 0; i < 200; i += 10)
+    OK(root->vtable->delete_node(root, apr_psprintf(f->pool, "/big/f%03d", i),
+                                 f->pool));
+  OK(root->vtable->make_file(root, "/big/f100", f->pool));
+  for (i = 0; i < 200; i++)
+    if (i % 10 != 0 || i == 100)
+      names[n++] = apr_psprintf(f->pool, "f%03d", i);
+  assert_big(root, names, n, f->pool);
+  OK(root->vtable->check_path(&kind, root, "/big/f010", f->pool));
+  assert_int_equal(kind, svn_node_none);
+
+  /* The other handle appends: ours must reload, not answer from memory. */
+  OK(svn_fs_fs__open_txn(&txn2, fs2, txn->id, f->pool));
+  OK(svn_fs_fs__txn_root(&root2, txn2, f->pool));
+  assert_big(root2, names, n, f->pool);
+  OK(root2->vtable->make_file(root2, "/big/g1", f->pool));
+  OK(root2->vtable->delete_node(root2, "/big/f001", f->pool));
+  OK(root->vtable->check_path(&kind, root, "/big/g1", f->pool));
+  assert_int_equal(kind, svn_node_file);
+  OK(root->vtable->check_path(&kind, root, "/big/f001", f->pool));
+  assert_int_equal(kind, svn_node_none);
+
+  /* Both append in turn after each has read the listing. */
+  OK(root->vtable->check_path(&kind, root, "/big/f002", f->pool));
+  OK(root2->vtable->check_path(&kind, root2, "/big/f002", f->pool));
+  OK(root2->vtable->make_file(root2, "/big/g2", f->pool));
+  OK(root->vtable->make_file(root, "/big/g3", f->pool));
+  OK(root->vtable->check_path(&kind, root, "/big/g2", f->pool));
+  assert_int_equal(kind, svn_node_file);
+  OK(root2->vtable->check_path(&kind, root2, "/big/g3", f->pool));
+  assert_int_equal(kind, svn_node_file);
+  {
+    apr_hash_t *e1, *e2;
+
+    OK(root->vtable->dir_entries(&e1, root, "/big", f->pool));
+    OK(root2->vtable->dir_entries(&e2, root2, "/big", f->pool));
+    /* 180 left of f000..f199, f100 back, f001 gone, g1..g3 added. */
+    assert_int_equal(apr_hash_count(e1), 180 + 1 - 1 + 3);
+    assert_int_equal(apr_hash_count(e2), apr_hash_count(e1));
+  }
+}
+
 int
 main(void)
 {
@@ -480,6 +575,7 @@ main(void)
     cmocka_unit_test_setup_teardown(test_fresh_root, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stock_sees_ours, setup, teardown),
     cmocka_unit_test_setup_teardown(test_ours_reads_stock, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_big_dir_listing, setup, teardown),
   };
   int rc;
 
