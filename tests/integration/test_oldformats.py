@@ -66,6 +66,18 @@ def load(runner, repo, lo, hi):
         raise AssertionError("load into %s: %s" % (repo, T.describe(p)))
 
 
+def format4_shards_of_4(name):
+    """A stock-made format-4 repository with shards of 4, holding r0..10."""
+    repo = create(T.stock, "1.6", name)
+    fmt = db(repo, "format")
+    text = read(fmt).replace(b"sharded 1000", b"sharded 4")
+    os.chmod(fmt, 0o644)
+    with open(fmt, "wb") as f:
+        f.write(text)
+    load(T.stock, repo, 0, 10)
+    return repo
+
+
 def stock_pair(compat, tag, revs=REVS):
     """A stock-made repository holding r0..REVS and a copy of it."""
     a = create(T.stock, compat, "%s-stock-%s" % (tag, compat))
@@ -246,13 +258,7 @@ class OldFormats(unittest.TestCase):
     def test_old_packed_format4(self):
         """Format 4 packs revisions but not their properties (OLD-8):
         read, hotcopy, upgrade and setlog on a stock-packed repository."""
-        ref = create(T.stock, "1.6", "packed4")
-        fmt = db(ref, "format")
-        text = read(fmt).replace(b"sharded 1000", b"sharded 4")
-        os.chmod(fmt, 0o644)
-        with open(fmt, "wb") as f:
-            f.write(text)
-        load(T.stock, ref, 0, 10)
+        ref = format4_shards_of_4("packed4")
         T.stock_ok("svnadmin", "pack", "-q", ref)
         self.assertTrue(os.path.exists(db(ref, "revprops", "1", "5")))
         self.assertEqual(dump(T.ours, ref), dump(T.stock, ref), "dump via ours")
@@ -299,13 +305,7 @@ class OldFormats(unittest.TestCase):
                              "%s: pack errors differ" % compat)
         pair = {}
         for side, runner in (("stock", T.stock), ("ours", T.ours)):
-            repo = create(T.stock, "1.6", "pack4-" + side)
-            fmt = db(repo, "format")
-            text = read(fmt).replace(b"sharded 1000", b"sharded 4")
-            os.chmod(fmt, 0o644)
-            with open(fmt, "wb") as f:
-                f.write(text)
-            load(T.stock, repo, 0, 10)
+            repo = format4_shards_of_4("pack4-" + side)
             p = runner("svnadmin", "pack", repo)
             self.assertEqual(p.returncode, 0, "%s pack: %s" % (side, T.describe(p)))
             pair[side] = (p.stdout, repo)
