@@ -15,6 +15,7 @@ Beside each cold time: bytes the process read from disk (rusage inblock)
 and its read()/pread() calls (a separate run under strace -c).
 
     tools/bench/pack_order.py --repo UNPACKED --work DIR [--reps 2]
+                              [--orders stock,fsfs7]
 
 Prints a table; nothing is written outside DIR.  Not a test.
 """
@@ -84,7 +85,10 @@ def main():
     ap.add_argument("--repo", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--orders", default="stock,fsfs7,concat,chgfirst",
+                    help="which packed copies to make (comma list)")
     a = ap.parse_args()
+    wanted = a.orders.split(",")
     os.makedirs(a.work, exist_ok=True)
     copies = {}
     print("%-8s %10s" % ("pack", "seconds"))
@@ -93,6 +97,8 @@ def main():
                                {"FSFS7_PACK_ORDER": "concatenate"}),
                               ("chgfirst", True,
                                {"FSFS7_PACK_ORDER": "changes-first"})):
+        if name not in wanted:
+            continue
         dst = os.path.join(a.work, name)
         shutil.rmtree(dst, ignore_errors=True)
         subprocess.run(["cp", "-a", a.repo, dst], check=True)
