@@ -319,17 +319,8 @@ fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
                            ctlcode.fs_type, ctlcode.code);
 }
 
-/* 'svnadmin build-repcache' calls ioctl "fsfs":1004 with this input.
-   The layout is svnadmin's ABI (its private header, which we cannot
-   include next to fsfs7.h: both name svn_fs_fs__id_part_t). */
+/* 'svnadmin build-repcache' (input: svn_fs_fs__repcache_range_t). */
 #define IOCTL_BUILD_REP_CACHE 1004
-typedef struct build_rep_cache_input_t
-{
-  svn_revnum_t start_rev;
-  svn_revnum_t end_rev;
-  svn_fs_progress_notify_func_t progress_func;
-  void *progress_baton;
-} build_rep_cache_input_t;
 
 /* The vtable's ioctl: build-repcache here, the other codes in
    fs_ioctl. */
@@ -340,7 +331,7 @@ fs_ioctl_or_build_rep_cache(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode,
                             void *cancel_baton, apr_pool_t *result_pool,
                             apr_pool_t *scratch_pool)
 {
-  const build_rep_cache_input_t *in = input;
+  const svn_fs_fs__repcache_range_t *range = input;
 
   if (strcmp(ctlcode.fs_type, SVN_FS_TYPE_FSFS) != 0
       || ctlcode.code != IOCTL_BUILD_REP_CACHE)
@@ -348,10 +339,9 @@ fs_ioctl_or_build_rep_cache(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode,
                                     cancel_func, cancel_baton, result_pool,
                                     scratch_pool));
   SVN_ERR(svn_fs__check_fs(fs, TRUE));
-  return svn_error_trace(svn_fs_fs__rep_cache_build(
-                           fs, in->start_rev, in->end_rev, in->progress_func,
-                           in->progress_baton, cancel_func, cancel_baton,
-                           scratch_pool));
+  return svn_error_trace(svn_fs_fs__repcache_fill(fs, range, cancel_func,
+                                                  cancel_baton,
+                                                  scratch_pool));
 }
 
 const fs_vtable_t svn_fs_fs__fs_vtable = {

@@ -133,6 +133,22 @@ read_record(const char **text, apr_size_t *len, svn_fs_fs__revfile_t *file,
     }
 }
 
+/* ERR (may be NULL) from reading the node-rev ID.  A damage report
+   gets a parent error that names the node-rev: svnadmin verify prints
+   both lines, as with stock, and upstream's tests count them. */
+static svn_error_t *
+name_damaged_noderev(svn_error_t *err, const svn_fs_fs__id_t *id,
+                     apr_pool_t *pool)
+{
+  const char *name;
+
+  if (err == NULL || err->apr_err != SVN_ERR_FS_CORRUPT)
+    return err;
+  name = svn_fs_fs__id_unparse(id, pool)->data;
+  return svn_error_createf(err->apr_err, err,
+                           "Corrupt node-revision '%s'", name);
+}
+
 /* Fetch the node-rev at (REV, ITEM) from disk. */
 static svn_error_t *
 read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
@@ -156,13 +172,7 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
   if (!err)
     err = svn_fs_fs__noderev_parse(noderev, text, len, where, result_pool,
                                    scratch_pool);
-  /* Stock names the node-rev in an error of its own above the detail;
-     svnadmin verify prints both lines, and upstream's tests count them. */
-  if (err && err->apr_err == SVN_ERR_FS_CORRUPT)
-    return svn_error_createf(SVN_ERR_FS_CORRUPT, err,
-                             "Corrupt node-revision '%s'",
-                             svn_fs_fs__id_unparse(id, scratch_pool)->data);
-  SVN_ERR(err);
+  SVN_ERR(name_damaged_noderev(err, id, scratch_pool));
   SVN_ERR(svn_fs_fs__revfile_close(file));
 
   /* NODEREV-2: the record must be the one the ID points at; anything else

@@ -118,89 +118,101 @@ add_if_own(apr_array_header_t *reps, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
-/* The shareable reps REV stored, in *REPS (RESULT_POOL).  Every node-rev
-   REV wrote with a new text or property rep sits at a path in REV's
-   changed-path list (whose ids, from format 7 on, are the transaction's,
-   so the path is looked up); node-revs written only because a child
-   changed keep their older reps. */
+/* Add to REPS (RESULT_POOL) the shareable reps that REV itself wrote for
+   the node now at PATH in REV, if any. */
+static svn_error_t *
+reps_at_path(apr_array_header_t *reps, svn_fs_t *fs, svn_revnum_t rev,
+             const char *path, apr_pool_t *result_pool,
+             apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__noderev_t *node;
+
+  SVN_ERR(svn_fs_fs__node_at_path(&node, fs, rev, path, scratch_pool,
+                                  scratch_pool));
+  if (node == NULL)
+    return SVN_NO_ERROR;
+  /* Listings of directories are not shared (RCACHE-2). */
+  if (node->kind == svn_node_file)
+    SVN_ERR(add_if_own(reps, fs, node->data_rep, rev, result_pool,
+                       scratch_pool));
+  return svn_error_trace(add_if_own(reps, fs, node->prop_rep, rev,
+                                    result_pool, scratch_pool));
+}
+
+/* *REPS (RESULT_POOL) gets the shareable reps REV stored.  A node-rev
+   written with a new text or property rep lies at one of the paths of
+   REV's changed-path list; it is found by path, because from format 7
+   on the list names the transaction's ids.  Node-revs rewritten only for
+   a changed child keep older reps and add nothing. */
 static svn_error_t *
 reps_of_revision(apr_array_header_t **reps, svn_fs_t *fs, svn_revnum_t rev,
                  apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  apr_array_header_t *changes;
-  apr_size_t first = 0;
-  svn_boolean_t done = FALSE;
-  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
-  int i;
+  apr_pool_t *block_pool = svn_pool_create(scratch_pool);
+  svn_boolean_t last_block = FALSE;
+  apr_size_t seen;
 
   *reps = apr_array_make(result_pool, 4, sizeof(const svn_fs_fs__rep_t *));
-  while (!done)
+  for (seen = 0; !last_block; )
     {
-      svn_pool_clear(iterpool);
-      SVN_ERR(svn_fs_fs__rev_changes_block(&changes, &done, fs, rev, first,
-                                           256, iterpool, iterpool));
-      if (changes->nelts == 0)
-        break;
-      first += changes->nelts;
-      for (i = 0; i < changes->nelts; i++)
-        {
-          const svn_fs_fs__change_t *change
-            = APR_ARRAY_IDX(changes, i, svn_fs_fs__change_t *);
-          svn_fs_fs__noderev_t *noderev;
+      apr_array_header_t *block;
+      int k;
 
-          if (change->change_kind == svn_fs_path_change_delete)
-            continue;
-          SVN_ERR(svn_fs_fs__node_at_path(&noderev, fs, rev,
-                                          change->path.data, iterpool,
-                                          iterpool));
-          if (!noderev)
-            continue;
-          /* A directory's listing is never shared. */
-          if (noderev->kind == svn_node_file)
-            SVN_ERR(add_if_own(*reps, fs, noderev->data_rep, rev,
-                               result_pool, iterpool));
-          SVN_ERR(add_if_own(*reps, fs, noderev->prop_rep, rev, result_pool,
-                             iterpool));
+      svn_pool_clear(block_pool);
+      SVN_ERR(svn_fs_fs__rev_changes_block(&block, &last_block, fs, rev,
+                                           seen, 256, block_pool,
+                                           block_pool));
+      if (block->nelts == 0)
+        break;
+      seen += block->nelts;
+      for (k = 0; k < block->nelts; k++)
+        {
+          const svn_fs_fs__change_t *c
+            = APR_ARRAY_IDX(block, k, svn_fs_fs__change_t *);
+
+          if (c->change_kind != svn_fs_path_change_delete)
+            SVN_ERR(reps_at_path(*reps, fs, rev, c->path.data, result_pool,
+                                 block_pool));
         }
     }
-  svn_pool_destroy(iterpool);
+  svn_pool_destroy(block_pool);
   return SVN_NO_ERROR;
 }
 
 svn_error_t *
-svn_fs_fs__rep_cache_build(svn_fs_t *fs, svn_revnum_t start,
-                           svn_revnum_t end,
-                           svn_fs_progress_notify_func_t progress_func,
-                           void *progress_baton,
-                           svn_cancel_func_t cancel_func, void *cancel_baton,
-                           apr_pool_t *scratch_pool)
+svn_fs_fs__repcache_fill(svn_fs_t *fs,
+                         const svn_fs_fs__repcache_range_t *range,
+                         svn_cancel_func_t cancel_func, void *cancel_baton,
+                         apr_pool_t *scratch_pool)
 {
-  apr_pool_t *iterpool;
-  apr_array_header_t *reps;
-  svn_revnum_t rev;
+  svn_revnum_t first = SVN_IS_VALID_REVNUM(range->start_rev)
+                       ? range->start_rev : 1;
+  apr_pool_t *rev_pool;
+  svn_revnum_t r;
 
   if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed)
     return svn_error_create(SVN_ERR_FS_REP_SHARING_NOT_ALLOWED, NULL,
                             "Rep-sharing is disabled in fsfs.conf: no "
                             "rep-cache.db to build");
-  if (!SVN_IS_VALID_REVNUM(start))
-    start = 1;
-  SVN_ERR(svn_fs_fs__ensure_revision_exists(end, fs, scratch_pool));
-  /* Like stock, a run that covers any revision leaves a rep-cache.db,
-     even when no revision had a rep to share. */
-  if (start <= end)
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(range->end_rev, fs,
+                                            scratch_pool));
+  /* A run over at least one revision leaves a rep-cache.db behind, even
+     if nothing in it could be shared: stock does the same. */
+  if (first <= range->end_rev)
     SVN_ERR(svn_fs_fs__rep_cache_ensure(fs, scratch_pool));
-  iterpool = svn_pool_create(scratch_pool);
-  for (rev = start; rev <= end; rev++)
+  rev_pool = svn_pool_create(scratch_pool);
+  for (r = first; r <= range->end_rev; r++)
     {
-      svn_pool_clear(iterpool);
+      apr_array_header_t *found;
+
+      svn_pool_clear(rev_pool);
       if (cancel_func)
         SVN_ERR(cancel_func(cancel_baton));
-      SVN_ERR(reps_of_revision(&reps, fs, rev, iterpool, iterpool));
-      SVN_ERR(svn_fs_fs__rep_cache_add(fs, reps, iterpool));
-      if (progress_func)
-        progress_func(rev, progress_baton, iterpool);
+      SVN_ERR(reps_of_revision(&found, fs, r, rev_pool, rev_pool));
+      SVN_ERR(svn_fs_fs__rep_cache_add(fs, found, rev_pool));
+      if (range->progress_func)
+        range->progress_func(r, range->progress_baton, rev_pool);
     }
-  svn_pool_destroy(iterpool);
+  svn_pool_destroy(rev_pool);
   return SVN_NO_ERROR;
 }

@@ -12,6 +12,18 @@
 #include "svn_types.h"
 #include <apr_pools.h>
 
+/* The input of ioctl "fsfs":1004 (svnadmin build-repcache): the
+   revisions to record and whom to tell after each.  Its layout is
+   svnadmin's ABI; we cannot include svnadmin's private header next to
+   fsfs7.h (both name svn_fs_fs__id_part_t). */
+typedef struct svn_fs_fs__repcache_range_t
+{
+  svn_revnum_t start_rev;
+  svn_revnum_t end_rev;
+  svn_fs_progress_notify_func_t progress_func;
+  void *progress_baton;
+} svn_fs_fs__repcache_range_t;
+
 /* Delete the rows of DB_PATH/rep-cache.db that name revisions after
    YOUNGEST (REPCACHE-1).  A missing rep-cache.db is left missing: it is
    never created here.  Errors from SQLite become SVN_ERR_SQLITE_ERROR. */
@@ -28,11 +40,9 @@ svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
    SVN_ERR_FS_REP_SHARING_NOT_ALLOWED when fsfs.conf disables
    rep-sharing. */
 svn_error_t *
-svn_fs_fs__rep_cache_build(svn_fs_t *fs, svn_revnum_t start,
-                           svn_revnum_t end,
-                           svn_fs_progress_notify_func_t progress_func,
-                           void *progress_baton,
-                           svn_cancel_func_t cancel_func, void *cancel_baton,
-                           apr_pool_t *scratch_pool);
+svn_fs_fs__repcache_fill(svn_fs_t *fs,
+                         const svn_fs_fs__repcache_range_t *range,
+                         svn_cancel_func_t cancel_func, void *cancel_baton,
+                         apr_pool_t *scratch_pool);
 
 #endif
