@@ -73,6 +73,21 @@ digest(const char *data, svn_checksum_kind_t kind)
   return sum->digest;
 }
 
+/* *A = the row of "abc\n" (size 10, expanded 4, with its SHA-1) stored
+   as item ITEM of revision REV. */
+static void
+abc_row(svn_fs_fs__rep_t *a, svn_revnum_t rev, apr_uint64_t item)
+{
+  memset(a, 0, sizeof(*a));
+  a->revision = rev;
+  a->item_index = item;
+  a->size = 10;
+  a->expanded_size = 4;
+  a->has_sha1 = TRUE;
+  memcpy(a->sha1_digest, digest("abc\n", svn_checksum_sha1),
+         APR_SHA1_DIGESTSIZE);
+}
+
 /* Stock's row for "hello\n" is found, with the values stock wrote. */
 static void
 test_get_stock_row(void **state)
@@ -139,14 +154,7 @@ test_add(void **state)
   apr_array_header_t *reps = apr_array_make(pool, 2, sizeof(void *));
   const char *dir = make_repo(&fs, FALSE);
 
-  memset(&a, 0, sizeof(a));
-  a.revision = 0;
-  a.item_index = 3;
-  a.size = 10;
-  a.expanded_size = 4;
-  a.has_sha1 = TRUE;
-  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
-         APR_SHA1_DIGESTSIZE);
+  abc_row(&a, 0, 3);
   b = a;
   b.revision = 7;
   memcpy(b.sha1_digest, digest("def\n", svn_checksum_sha1),
@@ -200,13 +208,7 @@ test_db_without_table(void **state)
   assert_null(svn_fs_fs__rep_cache_get(&rep, fs, digest("x",
                                        svn_checksum_sha1), pool, pool));
   assert_null(rep);
-  memset(&a, 0, sizeof(a));
-  a.revision = 1;
-  a.size = 10;
-  a.expanded_size = 4;
-  a.has_sha1 = TRUE;
-  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
-         APR_SHA1_DIGESTSIZE);
+  abc_row(&a, 1, 0);
   APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
   assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
   assert_int_equal(0, system(apr_psprintf(pool,
@@ -236,14 +238,7 @@ test_two_fs_one_pool(void **state)
   assert_null(svn_fs_fs__rep_cache_get(&rep, fs2, digest("hello\n",
                                        svn_checksum_sha1), pool, pool));
   assert_null(rep);
-  memset(&a, 0, sizeof(a));
-  a.revision = 1;
-  a.item_index = 3;
-  a.size = 10;
-  a.expanded_size = 4;
-  a.has_sha1 = TRUE;
-  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
-         APR_SHA1_DIGESTSIZE);
+  abc_row(&a, 1, 3);
   APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
   assert_null(svn_fs_fs__rep_cache_add(fs2, reps, pool));
   assert_int_equal(0, system(apr_psprintf(pool,
@@ -327,14 +322,7 @@ test_add_busy(void **state)
   if (!slow || !*slow || strcmp(slow, "0") == 0)
     skip();
   dir = make_repo(&fs, TRUE);
-  memset(&a, 0, sizeof(a));
-  a.revision = 1;
-  a.item_index = 3;
-  a.size = 10;
-  a.expanded_size = 4;
-  a.has_sha1 = TRUE;
-  memcpy(a.sha1_digest, digest("abc\n", svn_checksum_sha1),
-         APR_SHA1_DIGESTSIZE);
+  abc_row(&a, 1, 3);
   APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
   assert_int_equal(SQLITE_OK, sqlite3_open(
     apr_psprintf(pool, "%s/r/db/rep-cache.db", dir), &reader));
