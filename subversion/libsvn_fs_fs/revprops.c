@@ -8,7 +8,8 @@
  *     REFRESH: new generation (a read barrier, as svn_fs.h promises)
  *     else cache lookup             raw hash dump, parsed on the way out
  *     read_revprops_once            -- twice if a file vanished under us
- *       read_plain                  db/revprops/<shard>/<rev>
+ *       read_plain                  db/revprops/<shard>/<rev>, kept open
+ *                                   and unparsed for the next REFRESH read
  *       read_packed                 db/revprops/<shard>.pack/manifest
  *         read_pack                   .../<start>.<counter>, unwrap, parse
  *         cache_pack_neighbours       (not under REFRESH)
@@ -123,6 +124,12 @@ read_if_exists(svn_stringbuf_t **content, const char *path,
 #define MANIFEST_SLOTS 4
 #define PACK_SLOTS 8
 
+/* And how many files of unpacked revisions: mod_dav_svn asks for HEAD's
+   revprops three times per PROPFIND, each with REFRESH; 'svn log' and
+   'svn list -v' come back to the same few revisions.  Kept small: every
+   slot is one more descriptor for each open svn_fs_t of a server. */
+#define PLAIN_SLOTS 4
+
 /* Larger manifests and packs are parsed, used and dropped: what we keep
    stays within (MANIFEST_SLOTS + PACK_SLOTS) * this. */
 #define KEEP_LIMIT (256 * 1024)
@@ -140,6 +147,13 @@ typedef struct held_file_t
   apr_file_t *file;
   apr_ino_t inode;
   apr_dev_t device;
+
+  /* For files of unpacked revisions also size and mtime: hand edits of
+     such a file in place (the stock module would see them at once) are
+     seen too, at no extra cost -- the same stat() reports them. */
+  svn_boolean_t check_times;
+  apr_off_t size;
+  apr_time_t mtime;
 } held_file_t;
 
 /* A parsed manifest (SHARD_START >= 0) or pack file of one shard. */
@@ -157,6 +171,9 @@ typedef struct slot_t
   /* Pack slots: which file and its parsed container. */
   svn_fs_fs__revprop_manifest_entry_t name;
   svn_fs_fs__revprop_pack_t pack;
+
+  /* Plain slots (SHARD_START is the revision): the file's bytes. */
+  svn_string_t plain;
 } slot_t;
 
 /* Revprop state of one svn_fs_t. */
@@ -165,6 +182,7 @@ typedef struct revprop_state_t
   apr_int64_t generation;
   slot_t manifests[MANIFEST_SLOTS];
   slot_t packs[PACK_SLOTS];
+  slot_t plains[PLAIN_SLOTS];
   apr_uint64_t clock;           /* LRU stamps */
 
   /* Counters for tests and benchmarks (FSFS7_REVPROP_STATS). */
@@ -209,6 +227,8 @@ state_of(svn_fs_t *fs)
     state->manifests[i].shard_start = SVN_INVALID_REVNUM;
   for (i = 0; i < PACK_SLOTS; i++)
     state->packs[i].shard_start = SVN_INVALID_REVNUM;
+  for (i = 0; i < PLAIN_SLOTS; i++)
+    state->plains[i].shard_start = SVN_INVALID_REVNUM;
   apr_pool_userdata_set(state, apr_pstrdup(fs->pool, name), NULL,
                         fs->pool);
   return state;
@@ -307,6 +327,7 @@ slot_clear(slot_t *slot)
     svn_pool_clear(slot->pool);
   slot->shard_start = SVN_INVALID_REVNUM;
   slot->held.file = NULL;
+  slot->held.check_times = FALSE;
 }
 
 /* Done with SLOT for now: drop it if it is too large to keep. */
@@ -322,12 +343,18 @@ static svn_boolean_t
 still_same_file(const held_file_t *held, apr_pool_t *scratch_pool)
 {
   apr_finfo_t finfo;
+  apr_int32_t wanted = APR_FINFO_IDENT;
 
-  if (apr_stat(&finfo, held->path, APR_FINFO_IDENT, scratch_pool)
-      != APR_SUCCESS)
+  if (held->check_times)
+    wanted |= APR_FINFO_SIZE | APR_FINFO_MTIME;
+  if (apr_stat(&finfo, held->path, wanted, scratch_pool) != APR_SUCCESS)
     return FALSE;
-  return (finfo.valid & APR_FINFO_IDENT) == APR_FINFO_IDENT
-         && finfo.inode == held->inode && finfo.device == held->device;
+  if ((finfo.valid & wanted) != wanted)
+    return FALSE;
+  if (held->check_times
+      && (finfo.size != held->size || finfo.mtime != held->mtime))
+    return FALSE;
+  return finfo.inode == held->inode && finfo.device == held->device;
 }
 
 /* Open PATH as SLOT's held file (in SLOT's pool, created on first use
@@ -351,11 +378,14 @@ hold_and_read(svn_stringbuf_t **content, slot_t *slot, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   SVN_ERR(err);
-  SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_IDENT, slot->held.file,
+  SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_IDENT | APR_FINFO_SIZE
+                               | APR_FINFO_MTIME, slot->held.file,
                                scratch_pool));
   slot->held.path = apr_pstrdup(slot->pool, path);
   slot->held.inode = finfo.inode;
   slot->held.device = finfo.device;
+  slot->held.size = finfo.size;
+  slot->held.mtime = finfo.mtime;
   return svn_error_trace(svn_stringbuf_from_aprfile(content, slot->held.file,
                                                     scratch_pool));
 }
@@ -671,22 +701,46 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
 /* ------------------------------------------------------------------ */
 /* Reading                                                             */
 
+static svn_boolean_t
+plain_matches(const slot_t *slot, const void *baton)
+{
+  return slot->shard_start == *(const svn_revnum_t *)baton;
+}
+
 /* The hash dump of REV from its own file, in RESULT_POOL, and *WHERE to
-   name it in parse errors; *DUMP NULL if the file is missing. */
+   name it in parse errors; *DUMP NULL if the file is missing.  The bytes
+   of the last few files read stay in their slots with the file held open
+   (held_file_t), so a REFRESH read of the same revision costs one
+   stat(). */
 static svn_error_t *
 read_plain(svn_string_t **dump, const char **where, svn_fs_t *fs,
            svn_revnum_t rev, apr_pool_t *result_pool,
            apr_pool_t *scratch_pool)
 {
+  revprop_state_t *state = state_of(fs);
   const char *path = svn_fs_fs__path_revprops(fs, rev, scratch_pool);
+  svn_boolean_t found;
+  slot_t *slot = find_slot(&found, state, state->plains, PLAIN_SLOTS,
+                           plain_matches, &rev, scratch_pool);
   svn_stringbuf_t *text;
 
   *dump = NULL;
-  SVN_ERR(read_if_exists(&text, path, result_pool));
-  if (text == NULL)
-    return SVN_NO_ERROR;
-  *dump = svn_stringbuf__morph_into_string(text);
   *where = svn_dirent_local_style(path, result_pool);
+  if (!found)
+    {
+      SVN_ERR(hold_and_read(&text, slot, fs, path, scratch_pool));
+      if (text == NULL)
+        {
+          slot_clear(slot);
+          return SVN_NO_ERROR;
+        }
+      slot->held.check_times = TRUE;
+      slot->plain.data = apr_pmemdup(slot->pool, text->data, text->len);
+      slot->plain.len = text->len;
+      slot->shard_start = rev;
+    }
+  *dump = svn_string_ncreate(slot->plain.data, slot->plain.len, result_pool);
+  slot_release(slot, slot->plain.len);
   return SVN_NO_ERROR;
 }
 

@@ -297,6 +297,64 @@ test_refresh_reuses_parse(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Overwrite the log "<FROM>9" of r9's plain file with "<TO>9" in place
+   (same size), then set its mtime to MTIME. */
+static void
+edit_r9_in_place(const char *db, char from, char to, apr_time_t mtime,
+                 apr_pool_t *pool)
+{
+  const char *path = svn_dirent_join(db, "revprops/2/9", pool);
+  svn_stringbuf_t *bytes;
+  apr_file_t *file;
+  char *at;
+
+  assert_null(svn_stringbuf_from_file2(&bytes, path, pool));
+  at = strstr(bytes->data, apr_psprintf(pool, "\n%c9\n", from));
+  assert_non_null(at);
+  at[1] = to;
+  assert_null(svn_io_set_file_read_write(path, FALSE, pool));
+  assert_null(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT, pool));
+  assert_null(svn_io_file_write_full(file, bytes->data, bytes->len, NULL,
+                                     pool));
+  assert_null(svn_io_file_close(file, pool));
+  assert_null(svn_io_set_file_affected_time(mtime, path, pool));
+}
+
+/* REFRESH reads of an unpacked revision keep its file open and its bytes
+   (mod_dav_svn reads HEAD's revprops three times per PROPFIND): a stat()
+   decides whether the bytes are current.  An edit in place that keeps
+   size and mtime -- which no writer does -- is not noticed: proof of the
+   reuse.  One that changes the mtime is, and so is a change by another
+   svn_fs_t (a new file renamed over the old one). */
+static void
+test_refresh_reuses_plain(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  const char *path = svn_dirent_join(db, "revprops/2/9", pool);
+  apr_time_t old = apr_time_from_sec(946684800);   /* 2000-01-01 */
+
+  assert_null(svn_io_set_file_affected_time(old, path, pool));
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "m9");
+  edit_r9_in_place(db, 'm', 'x', old, pool);
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "m9");
+  assert_string_equal(revprop(open_fs_at(db, pool), 9, "svn:log", pool),
+                      "x9");
+  edit_r9_in_place(db, 'x', 'y', old + 1, pool);
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "y9");
+  change(open_fs_at(db, pool), 9, "svn:log", "nine", pool);
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "nine");
+  /* More revisions than slots: each still reads right. */
+  assert_string_equal(revprop(fs, 8, "svn:log", pool), "m8");
+  assert_string_equal(revprop(fs, 10, "svn:log", pool), "m10");
+  assert_string_equal(revprop(fs, 1, "svn:log", pool),
+                      "first line\nsecond line\n\nEND\nK 3");
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "nine");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 /* Another svn_fs_t splits the pack we hold parsed (RPPACK-7) with a
    value too big to keep: REFRESH reads see the new manifest and packs,
    and the big pack is read again each time. */
@@ -402,6 +460,7 @@ main(void)
     cmocka_unit_test(test_refresh_is_barrier),
     cmocka_unit_test(test_refresh_reuses_parse),
     cmocka_unit_test(test_refresh_sees_split),
+    cmocka_unit_test(test_refresh_reuses_plain),
     cmocka_unit_test(test_damaged_neighbour),
     cmocka_unit_test(test_verify_revprops),
   };
