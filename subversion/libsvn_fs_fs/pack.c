@@ -13,6 +13,8 @@
  *         revprops/S.pack    unless already packed           PACK-4
  *         min-unpacked-rev   atomic, durable                 PACK-5
  *         remove revs/S, plain revprops                      PACK-6
+ *           (handed to a thread, pack_remove.h, while the next shard is
+ *            packed; the pack returns once they are gone)
  *
  * Crash states (PACK-7): before min-unpacked-rev moves, readers use the
  * unpacked files and ignore any half-written .pack directory, which the
@@ -38,6 +40,7 @@
 #include "noderev_codec.h"
 #include "pack.h"
 #include "pack_order.h"
+#include "pack_remove.h"
 #include "paths.h"
 #include "rep_header.h"
 #include "repo.h"
@@ -67,6 +70,7 @@ typedef struct pack_ctx_t
   svn_revnum_t shard;              /* being packed */
   apr_uint64_t kept;               /* bytes of the shard held in memory */
   apr_uint64_t keep_budget;        /* KEEP_BUDGET, or FSFS7_PACK_KEEP */
+  svn_fs_fs__remover_t *remover;   /* PACK-6, in the background */
 } pack_ctx_t;
 
 /* A revision file open for reading items (logical packs). */
@@ -709,17 +713,26 @@ bump_min_unpacked_rev(pack_ctx_t *ctx, svn_revnum_t next,
   return SVN_NO_ERROR;
 }
 
-/* PACK-6: the unpacked files of the packed shard starting at START. */
+/* PACK-6: the unpacked revision files of the packed shard starting at
+   START, and its plain revprop files if REVPROPS, go to the remover. */
 static svn_error_t *
-remove_unpacked(pack_ctx_t *ctx, svn_revnum_t start, apr_pool_t *scratch_pool)
+remove_unpacked(pack_ctx_t *ctx, svn_revnum_t start, svn_boolean_t revs,
+                svn_boolean_t revprops, apr_pool_t *scratch_pool)
 {
-  SVN_ERR(svn_io_remove_dir2(svn_fs_fs__path_rev_shard(ctx->fs, start,
-                                                       scratch_pool),
-                             TRUE, NULL, NULL, scratch_pool));
-  if (ctx->ffd->format < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT)
+  const char *dir, *keep;
+
+  if (revs)
+    SVN_ERR(svn_fs_fs__remover_add(ctx->remover,
+                                   svn_fs_fs__path_rev_shard(ctx->fs, start,
+                                                             scratch_pool),
+                                   NULL, scratch_pool));
+  if (!revprops || ctx->ffd->format < SVN_FS_FS__MIN_PACKED_REVPROPS_FORMAT)
     return SVN_NO_ERROR;                                        /* OLD-8 */
-  return svn_error_trace(svn_fs_fs__remove_unpacked_revprops(
-           ctx->fs, svn_fs_fs__shard_of(ctx->fs, start), scratch_pool));
+  svn_fs_fs__unpacked_revprops_dir(&dir, &keep, ctx->fs,
+                                   svn_fs_fs__shard_of(ctx->fs, start),
+                                   scratch_pool);
+  return svn_error_trace(svn_fs_fs__remover_add(ctx->remover, dir, keep,
+                                                scratch_pool));
 }
 
 /* Everything after the revision pack is durable; run under the write
@@ -733,7 +746,8 @@ finish_shard(void *baton, apr_pool_t *scratch_pool)
   SVN_ERR(pack_revprops(ctx, start, scratch_pool));
   SVN_ERR(bump_min_unpacked_rev(ctx, start + ctx->ffd->max_files_per_dir,
                                 scratch_pool));
-  return svn_error_trace(remove_unpacked(ctx, start, scratch_pool));
+  return svn_error_trace(remove_unpacked(ctx, start, TRUE, TRUE,
+                                         scratch_pool));
 }
 
 /* A fresh, empty revs/S.pack (a half-written one from an interrupted
@@ -801,13 +815,8 @@ remove_leftovers(pack_ctx_t *ctx, apr_pool_t *scratch_pool)
       SVN_ERR(path_exists(&manifest, svn_dirent_join(
                 svn_fs_fs__path_revprops_pack_shard(ctx->fs, start, iterpool),
                 "manifest", iterpool), iterpool));
-      if (revs)
-        SVN_ERR(svn_io_remove_dir2(svn_fs_fs__path_rev_shard(
-                                     ctx->fs, start, iterpool),
-                                   TRUE, NULL, NULL, iterpool));
-      if (props && manifest)
-        SVN_ERR(svn_fs_fs__remove_unpacked_revprops(
-                  ctx->fs, svn_fs_fs__shard_of(ctx->fs, start), iterpool));
+      SVN_ERR(remove_unpacked(ctx, start, revs, props && manifest,
+                              iterpool));
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
@@ -820,10 +829,9 @@ typedef struct pack_baton_t
 } pack_baton_t;
 
 static svn_error_t *
-pack_locked(void *baton, apr_pool_t *scratch_pool)
+pack_shards(pack_ctx_t *ctx, svn_boolean_t write_locked,
+            apr_pool_t *scratch_pool)
 {
-  pack_baton_t *b = baton;
-  pack_ctx_t *ctx = b->ctx;
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   svn_revnum_t youngest, shard, complete;
 
@@ -838,10 +846,23 @@ pack_locked(void *baton, apr_pool_t *scratch_pool)
     {
       svn_pool_clear(iterpool);
       SVN_ERR(check_cancel(ctx));
-      SVN_ERR(pack_shard(ctx, shard, b->write_locked, iterpool));
+      SVN_ERR(pack_shard(ctx, shard, write_locked, iterpool));
     }
   svn_pool_destroy(iterpool);
   return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+pack_locked(void *baton, apr_pool_t *scratch_pool)
+{
+  pack_baton_t *b = baton;
+  svn_error_t *err = pack_shards(b->ctx, b->write_locked, scratch_pool);
+
+  /* Wait for the removals still under the lock, failed or not: the next
+     pack must not find shards of this one half-removed as "leftovers"
+     while we are still removing them. */
+  return svn_error_compose_create(
+           err, svn_error_trace(svn_fs_fs__remover_finish(b->ctx->remover)));
 }
 
 svn_error_t *
@@ -870,6 +891,7 @@ svn_fs_fs__pack(svn_fs_t *fs, svn_fs_pack_notify_t notify_func,
   if (ctx.ffd->max_files_per_dir == 0)
     return svn_error_trace(notify(&ctx, -1, svn_fs_pack_notify_noop,
                                   scratch_pool));
+  SVN_ERR(svn_fs_fs__remover_create(&ctx.remover, scratch_pool));
   b.ctx = &ctx;
   b.write_locked = ctx.ffd->format < 7;
   if (b.write_locked)

@@ -1276,6 +1276,17 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
            manifest->data, manifest->len, scratch_pool));
 }
 
+void
+svn_fs_fs__unpacked_revprops_dir(const char **dir, const char **keep,
+                                 svn_fs_t *fs, svn_revnum_t shard,
+                                 apr_pool_t *result_pool)
+{
+  svn_revnum_t start = shard * SVN_FS_FS__DATA(fs)->max_files_per_dir;
+
+  *dir = svn_fs_fs__path_revprops_shard(fs, start, result_pool);
+  *keep = start == 0 ? "0" : NULL;
+}
+
 svn_error_t *
 svn_fs_fs__remove_unpacked_revprops(svn_fs_t *fs, svn_revnum_t shard,
                                     apr_pool_t *scratch_pool)

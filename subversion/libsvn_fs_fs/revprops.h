@@ -44,6 +44,14 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
                                svn_cancel_func_t cancel_func,
                                void *cancel_baton, apr_pool_t *scratch_pool);
 
+/* The directory of the plain revprop files of SHARD in *DIR, and in *KEEP
+   the name of the one entry that stays when the shard is packed (r0,
+   RPPACK-0), or NULL if the whole directory goes.  In RESULT_POOL. */
+void
+svn_fs_fs__unpacked_revprops_dir(const char **dir, const char **keep,
+                                 svn_fs_t *fs, svn_revnum_t shard,
+                                 apr_pool_t *result_pool);
+
 /* Delete the plain revprop files of packed shard SHARD (r0 stays).  Call
    only after db/min-unpacked-rev has moved past the shard. */
 svn_error_t *
