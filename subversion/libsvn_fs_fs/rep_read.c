@@ -37,7 +37,6 @@
 #include "caching.h"
 #include "corrupt.h"
 #include "index.h"
-#include "md5.h"
 #include "revfile.h"
 #include "rep_header.h"
 #include "rep_read.h"
@@ -156,7 +155,7 @@ struct reader_t
      texts served from the cache, which were checked before going in. */
   svn_boolean_t verify;
   svn_filesize_t expected_len;
-  svn_fs_fs__md5_t md5;
+  apr_md5_ctx_t md5;
   apr_sha1_ctx_t sha1;
   svn_boolean_t check_sha1;
   svn_boolean_t finished;
@@ -891,7 +890,7 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
   SVN_ERR(open_chain(&r->top, r, rep->revision, rep->item_index,
                      rep->in_txn ? &r->rep.txn_id : NULL, rep->size));
   r->verify = TRUE;
-  svn_fs_fs__md5_init(&r->md5);
+  apr_md5_init(&r->md5);
 
   /* REP-7: a zero expanded size means "same as the stored size" for
      PLAIN data; for deltas it is only trustworthy via the checksum. */
@@ -973,7 +972,7 @@ reader_finish(reader_t *r)
                                   SVN_FILESIZE_T_FMT " bytes instead of "
                                   "the recorded %" SVN_FILESIZE_T_FMT,
                                   r->pos, r->expected_len);
-      svn_fs_fs__md5_final(digest, &r->md5);
+      apr_md5_final(digest, &r->md5);
       SVN_ERR(check_digest(r, svn_checksum_md5, r->rep.md5_digest, digest));
       if (r->check_sha1)
         {
@@ -1003,7 +1002,7 @@ reader_read(reader_t *r, char *buf, apr_size_t *len,
   SVN_ERR(src_read(buf, len, r->top, r->pos));
   if (r->verify)
     {
-      svn_fs_fs__md5_update(&r->md5, buf, *len);
+      apr_md5_update(&r->md5, buf, *len);
       if (r->check_sha1)
         apr_sha1_update(&r->sha1, buf, (unsigned int)*len);
     }
