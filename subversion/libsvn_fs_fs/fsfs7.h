@@ -287,6 +287,10 @@ typedef struct svn_fs_fs__data_t
      svn_fs_t (revfile.c owns it). */
   void *open_files;
 
+  /* The most recent large fulltext read through this svn_fs_t, kept
+     outside the membuffer (rep_read.c owns it). */
+  void *recent_text;
+
   /* Serialises writers within this process, in addition to the on-disk
      write-lock file. */
   svn_mutex__t *fs_write_lock;

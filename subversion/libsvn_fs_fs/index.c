@@ -386,12 +386,28 @@ parse_p2l_header_cb(void **header, apr_size_t *needed,
                                      pool);
 }
 
+/* CACHE, or NULL when REV_FILE fits in one read block (most rev files
+   of an unpacked repository): its indexes are then parsed from bytes
+   already in memory, which costs less than a membuffer lookup that
+   misses and the store that follows it (an export of linear delta
+   chains opens a different small rev file per link and never asks for
+   the same one from another svn_fs_t). */
+static svn_cache__t *
+index_cache(svn_cache__t *cache, svn_fs_fs__revfile_t *rev_file)
+{
+  if (cache && rev_file->file_size
+               <= (apr_off_t)svn_fs_fs__revfile_block_size(rev_file))
+    return NULL;
+  return cache;
+}
+
 /* The L2P header of REV_FILE; valid as long as REV_FILE is open. */
 static svn_error_t *
 get_l2p_header(const svn_fs_fs__l2p_header_t **header, svn_fs_t *fs,
                svn_fs_fs__revfile_t *rev_file, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_cache__t *cache = index_cache(ffd->l2p_header_cache, rev_file);
   apr_pool_t *memo_pool;
   void **memo = svn_fs_fs__revfile_memo(&memo_pool, rev_file);
   index_key_t key = make_key(rev_file, 0);
@@ -401,17 +417,17 @@ get_l2p_header(const svn_fs_fs__l2p_header_t **header, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__revfile_read_footer(rev_file, scratch_pool));
   if (memo[MEMO_L2P_HEADER] == NULL)
     {
-      if (ffd->l2p_header_cache)
+      if (cache)
         SVN_ERR(svn_cache__get(&memo[MEMO_L2P_HEADER], &found,
-                               ffd->l2p_header_cache, &key, memo_pool));
+                               cache, &key, memo_pool));
       if (!found)
         {
           SVN_ERR(read_header(&parsed, rev_file, rev_file->l2p_offset,
                               rev_file->p2l_offset, parse_l2p_header_cb,
                               scratch_pool));
           memo[MEMO_L2P_HEADER] = l2p_header_flatten(parsed, memo_pool);
-          if (ffd->l2p_header_cache)
-            SVN_ERR(svn_cache__set(ffd->l2p_header_cache, &key,
+          if (cache)
+            SVN_ERR(svn_cache__set(cache, &key,
                                    memo[MEMO_L2P_HEADER], scratch_pool));
         }
     }
@@ -440,6 +456,7 @@ get_p2l_header(const svn_fs_fs__p2l_header_t **header, svn_fs_t *fs,
                svn_fs_fs__revfile_t *rev_file, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_cache__t *cache = index_cache(ffd->p2l_header_cache, rev_file);
   apr_pool_t *memo_pool;
   void **memo = svn_fs_fs__revfile_memo(&memo_pool, rev_file);
   index_key_t key = make_key(rev_file, 0);
@@ -449,9 +466,9 @@ get_p2l_header(const svn_fs_fs__p2l_header_t **header, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__revfile_read_footer(rev_file, scratch_pool));
   if (memo[MEMO_P2L_HEADER] == NULL)
     {
-      if (ffd->p2l_header_cache)
+      if (cache)
         SVN_ERR(svn_cache__get(&memo[MEMO_P2L_HEADER], &found,
-                               ffd->p2l_header_cache, &key, memo_pool));
+                               cache, &key, memo_pool));
       if (!found)
         {
           SVN_ERR(read_header(&parsed, rev_file, rev_file->p2l_offset,
@@ -459,8 +476,8 @@ get_p2l_header(const svn_fs_fs__p2l_header_t **header, svn_fs_t *fs,
                               scratch_pool));
           SVN_ERR(check_p2l_header(parsed, rev_file, scratch_pool));
           memo[MEMO_P2L_HEADER] = p2l_header_flatten(parsed, memo_pool);
-          if (ffd->p2l_header_cache)
-            SVN_ERR(svn_cache__set(ffd->p2l_header_cache, &key,
+          if (cache)
+            SVN_ERR(svn_cache__set(cache, &key,
                                    memo[MEMO_P2L_HEADER], scratch_pool));
         }
     }
@@ -541,6 +558,7 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
                apr_uint64_t slot, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_cache__t *cache = index_cache(ffd->l2p_page_cache, rev_file);
   const l2p_values_t *page = memo_page(rev_file, MEMO_L2P_PAGE);
   index_key_t key = make_key(rev_file, page_no);
 
@@ -552,11 +570,11 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
       /* Small pages (the usual single revision) are copied into the memo
          so that the next items of the revision need no cache access;
          big pages are only peeked at. */
-      if (ffd->l2p_page_cache
+      if (cache
           && header->page_table[page_no].entry_count <= SMALL_L2P_PAGE)
         {
           page_memo_t *pm = renew_page_memo(rev_file, MEMO_L2P_PAGE);
-          SVN_ERR(svn_cache__get(&answer, &found, ffd->l2p_page_cache,
+          SVN_ERR(svn_cache__get(&answer, &found, cache,
                                  &key, pm->pool));
           if (found && ((l2p_values_t *)answer)->count
                        == header->page_table[page_no].entry_count)
@@ -566,10 +584,10 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
               return SVN_NO_ERROR;
             }
         }
-      else if (ffd->l2p_page_cache)
+      else if (cache)
         {
           SVN_ERR(svn_cache__get_partial(&answer, &found,
-                                         ffd->l2p_page_cache, &key,
+                                         cache, &key,
                                          get_l2p_value, &slot,
                                          scratch_pool));
           if (found && answer)
@@ -579,8 +597,8 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
             }
         }
       SVN_ERR(load_l2p_page(&page, rev_file, header, page_no, scratch_pool));
-      if (ffd->l2p_page_cache)
-        SVN_ERR(svn_cache__set(ffd->l2p_page_cache, &key, (void *)page,
+      if (cache)
+        SVN_ERR(svn_cache__set(cache, &key, (void *)page,
                                scratch_pool));
     }
   *value = page->values[slot];
@@ -657,6 +675,7 @@ get_p2l_page(const p2l_span_t **result, svn_fs_t *fs,
              apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_cache__t *cache = index_cache(ffd->p2l_page_cache, rev_file);
   const p2l_span_t *memo = memo_page(rev_file, MEMO_P2L_PAGE);
   index_key_t key = make_key(rev_file, page_no);
   svn_boolean_t found = FALSE;
@@ -671,8 +690,8 @@ get_p2l_page(const p2l_span_t **result, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   pm = renew_page_memo(rev_file, MEMO_P2L_PAGE);
-  if (ffd->p2l_page_cache)
-    SVN_ERR(svn_cache__get(&cached, &found, ffd->p2l_page_cache, &key,
+  if (cache)
+    SVN_ERR(svn_cache__get(&cached, &found, cache, &key,
                            pm->pool));
   if (found)
     {
@@ -687,8 +706,8 @@ get_p2l_page(const p2l_span_t **result, svn_fs_t *fs,
   memcpy(page->entries, entries->elts,
          entries->nelts * sizeof(svn_fs_fs__p2l_entry_t));
   pm->page = page;
-  if (ffd->p2l_page_cache)
-    SVN_ERR(svn_cache__set(ffd->p2l_page_cache, &key, page, scratch_pool));
+  if (cache)
+    SVN_ERR(svn_cache__set(cache, &key, page, scratch_pool));
   *result = page;
   return SVN_NO_ERROR;
 }
@@ -917,7 +936,8 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
     return SVN_NO_ERROR;
   page_no = (apr_uint64_t)offset / header->page_size;
   page = memo_page(rev_file, MEMO_P2L_PAGE);
-  if ((page == NULL || page->page != page_no) && ffd->p2l_page_cache)
+  if ((page == NULL || page->page != page_no)
+      && index_cache(ffd->p2l_page_cache, rev_file))
     {
       index_key_t key = make_key(rev_file, page_no);
       svn_boolean_t found;

@@ -50,8 +50,18 @@
 #include "paths.h"
 #include "revfile.h"
 
-/* Open files kept per svn_fs_t. */
+/* Idle open files kept per svn_fs_t (those no handle references). */
 #define FILE_SET_SLOTS 8
+
+/* Files the set can track at once, busy ones included.  A delta chain
+   holds a handle on every file it passes until the read ends, so with
+   only FILE_SET_SLOTS entries the bottom of any chain longer than that
+   became an overflow file, opened and indexed anew by every read: on
+   an unpacked history of linear 12-link chains the r1 at their bottom
+   was opened 936 times by one export.  Busy files hold a descriptor
+   anyway; keeping their slot costs nothing, and the idle ones are
+   trimmed back to FILE_SET_SLOTS when released (trim_idle). */
+#define FILE_SET_MAX 64
 
 /* Read block bounds when fsfs.conf's block-size is unset or odd. */
 #define DEFAULT_BLOCK_SIZE (64 * 1024)
@@ -98,6 +108,8 @@ typedef struct slot_file_t
   int refcount;                   /* live handles                      */
   svn_boolean_t in_set;           /* FALSE: overflow file, dies at 0   */
   apr_uint64_t last_use;
+  svn_boolean_t referenced;       /* acquired again since opened or
+                                     since trim_idle last passed it    */
   const char *description;        /* svn_fs_fs__revfile_describe()     */
 
   svn_boolean_t footer_read;
@@ -122,8 +134,10 @@ typedef struct slot_file_t
 struct file_set_t
 {
   apr_pool_t *pool;
-  slot_file_t *slots[FILE_SET_SLOTS];
+  slot_file_t *slots[FILE_SET_MAX];  /* the first COUNT are used    */
+  int count;
   apr_uint64_t clock;
+  apr_uint64_t os_opens;          /* svn_fs_fs__revfile_os_opens()     */
   handle_t *handles;              /* live handles, for detaching       */
 
   /* Block buffers of files in the set: BLOCKS_MADE of them were
@@ -133,6 +147,9 @@ struct file_set_t
   int blocks_made;
   int spare_count;
   unsigned char **spare;
+
+  /* One block for probe_size(), allocated on first use. */
+  unsigned char *probe;
 };
 
 struct handle_t
@@ -147,10 +164,17 @@ struct handle_t
 /* Shared slots                                                        */
 
 static void
+trim_idle(file_set_t *set);
+
+static void
 shared_release(slot_file_t *shared)
 {
-  if (--shared->refcount == 0 && !shared->in_set)
+  if (--shared->refcount > 0)
+    return;
+  if (!shared->in_set)
     svn_pool_destroy(shared->pool);
+  else
+    trim_idle(shared->set);
 }
 
 /* Pool cleanup of a handle: drop its reference. */
@@ -238,12 +262,101 @@ blocks_per_file(apr_size_t block_size)
   return n < MIN_BLOCKS ? MIN_BLOCKS : n > MAX_BLOCKS ? MAX_BLOCKS : (int)n;
 }
 
-/* Open PATH into a new shared slot allocated in a subpool of SET.  An
-   APR error (ENOENT in particular) is returned unwrapped so that the
-   caller can tell a missing file from a broken one. */
+/* pread up to LEN bytes at OFFSET of FD into BUF; *GOT receives the
+   count (short only at EOF).  With ONE_SHORT, a short read is taken for
+   EOF without a second pread to confirm it (POSIX: a regular file's
+   read only comes back short at its end or when a signal interrupted
+   it, and ours are not interrupted); without, the loop continues until
+   a read returns nothing. */
 static apr_status_t
-shared_open(slot_file_t **result, file_set_t *set, const char *path,
-            apr_size_t block_size)
+pread_all(apr_size_t *got, int fd, void *buf, apr_size_t len,
+          apr_off_t offset, svn_boolean_t one_short)
+{
+  apr_size_t done = 0;
+
+  *got = 0;
+  while (done < len)
+    {
+      ssize_t n = pread(fd, (char *)buf + done, len - done,
+                        offset + (apr_off_t)done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return APR_FROM_OS_ERROR(errno);
+      if (n == 0)
+        break;
+      done += (apr_size_t)n;
+      if (one_short)
+        break;
+    }
+  *got = done;
+  return APR_SUCCESS;
+}
+
+/* Learn the size of SHARED, just opened, by reading its first block
+   into SET's probe buffer instead of asking fstat: a short read is the
+   whole file (rev files never change once in place), and is kept as
+   the file's block 0.  Most rev files of an unpacked repository are a
+   few kB, and a delta chain opens one per link: the fstat was a quarter
+   of the syscalls of an export of such a history.  *FULL is set when
+   the file fills the probe (its size then comes from fstat; the probe
+   holds block 0 until probe_keep). */
+static apr_status_t
+probe_size(svn_boolean_t *full, slot_file_t *shared, file_set_t *set)
+{
+  read_block_t *b = &shared->blocks[0];
+  apr_size_t got;
+  apr_status_t status;
+
+  if (set->probe == NULL)
+    set->probe = apr_palloc(set->pool, shared->block_size);
+  status = pread_all(&got, shared->fd, set->probe, shared->block_size, 0,
+                     TRUE);
+  if (status)
+    return status;
+  *full = got == shared->block_size;
+  if (*full)
+    {
+      apr_finfo_t finfo;
+
+      status = apr_file_info_get(&finfo, APR_FINFO_SIZE, shared->file);
+      shared->file_size = finfo.size;
+      return status;
+    }
+  shared->file_size = (apr_off_t)got;
+  b->data = apr_pmemdup(shared->pool, set->probe, got ? got : 1);
+  b->set_owned = FALSE;
+  b->start = 0;
+  b->len = got;
+  return APR_SUCCESS;
+}
+
+static void
+give_block_buffer(read_block_t *b, slot_file_t *shared);
+
+/* SHARED's probe filled a whole block (probe_size): now that SHARED has
+   its place in the set, make that its block 0. */
+static void
+probe_keep(slot_file_t *shared)
+{
+  read_block_t *b = &shared->blocks[0];
+
+  give_block_buffer(b, shared);
+  memcpy(b->data, shared->set->probe, shared->block_size);
+  b->start = 0;
+  b->len = shared->block_size;
+  b->last_use = ++shared->set->clock;
+}
+
+/* Open PATH into a new shared slot allocated in a subpool of SET.  With
+   PROBE (the file is immutable) its size comes from probe_size(), and
+   *PROBE_FULL tells whether probe_keep() must follow.  An APR error
+   (ENOENT in particular) is returned unwrapped so that the caller can
+   tell a missing file from a broken one. */
+static apr_status_t
+shared_open(slot_file_t **result, svn_boolean_t *probe_full,
+            file_set_t *set, const char *path, apr_size_t block_size,
+            svn_boolean_t probe)
 {
   apr_pool_t *pool = svn_pool_create(set->pool);
   slot_file_t *shared = apr_pcalloc(pool, sizeof(*shared));
@@ -252,24 +365,32 @@ shared_open(slot_file_t **result, file_set_t *set, const char *path,
   apr_status_t status;
   int k;
 
+  *probe_full = FALSE;
+  shared->set = set;
+  shared->pool = pool;
+  shared->block_size = block_size;
+  shared->block_count = blocks_per_file(block_size);
+  for (k = 0; k < shared->block_count; k++)
+    shared->blocks[k].start = -1;  /* DATA is allocated on first use */
   status = apr_file_open(&shared->file, path, APR_READ, APR_OS_DEFAULT, pool);
   if (!status)
-    status = apr_file_info_get(&finfo, APR_FINFO_SIZE, shared->file);
-  if (!status)
     status = apr_os_file_get(&fd, shared->file);
+  if (!status)
+    {
+      shared->fd = fd;
+      if (probe)
+        status = probe_size(probe_full, shared, set);
+      else
+        {
+          status = apr_file_info_get(&finfo, APR_FINFO_SIZE, shared->file);
+          shared->file_size = finfo.size;
+        }
+    }
   if (status)
     {
       svn_pool_destroy(pool);
       return status;
     }
-  shared->set = set;
-  shared->pool = pool;
-  shared->fd = fd;
-  shared->file_size = finfo.size;
-  shared->block_size = block_size;
-  shared->block_count = blocks_per_file(block_size);
-  for (k = 0; k < shared->block_count; k++)
-    shared->blocks[k].start = -1;  /* DATA is allocated on first use */
   *result = shared;
   return APR_SUCCESS;
 }
@@ -280,8 +401,8 @@ find_slot(file_set_t *set, svn_revnum_t start, svn_boolean_t packed)
 {
   int k;
 
-  for (k = 0; k < FILE_SET_SLOTS; k++)
-    if (set->slots[k] && set->slots[k]->start_revision == start
+  for (k = 0; k < set->count; k++)
+    if (set->slots[k]->start_revision == start
         && set->slots[k]->is_packed == packed)
       return set->slots[k];
   return NULL;
@@ -336,7 +457,7 @@ give_block_buffer(read_block_t *b, slot_file_t *shared)
     }
   else if (shared->in_set)
     {
-      for (i = 0; i < FILE_SET_SLOTS; i++)
+      for (i = 0; i < set->count; i++)
         {
           slot_file_t *s = set->slots[i];
 
@@ -358,33 +479,79 @@ give_block_buffer(read_block_t *b, slot_file_t *shared)
     b->data = apr_palloc(shared->pool, shared->block_size);
 }
 
-/* Put SHARED into a free or least recently used idle slot of SET; if
-   every slot is busy it stays outside the set (closed when released). */
+/* Close the idle file in entry K of SET (the last entry takes its
+   place). */
 static void
-insert_slot(file_set_t *set, slot_file_t *shared)
+evict(file_set_t *set, int k)
 {
-  int k, victim = -1;
+  return_blocks(set->slots[k]);
+  svn_pool_destroy(set->slots[k]->pool);
+  set->slots[k] = set->slots[--set->count];
+  set->slots[set->count] = NULL;
+}
 
-  for (k = 0; k < FILE_SET_SLOTS; k++)
+/* The entry of SET's idle file to close next, or -1 if none is idle.
+   Least recently used first, but a file acquired again since it was
+   opened (or since it was last passed over here) gets a second chance:
+   a reader streaming through many files used once each (an export of
+   linear delta chains, each link in a different rev file) must not push
+   out the one file every chain ends in. */
+static int
+choose_victim(file_set_t *set)
+{
+  int k, victim = -1, oldest = -1;
+
+  for (k = 0; k < set->count; k++)
     {
       slot_file_t *s = set->slots[k];
-      if (s == NULL)
-        {
-          victim = k;
-          break;
-        }
-      if (s->refcount == 0
+
+      if (s->refcount > 0)
+        continue;
+      if (oldest < 0 || s->last_use < set->slots[oldest]->last_use)
+        oldest = k;
+      if (!s->referenced
           && (victim < 0 || s->last_use < set->slots[victim]->last_use))
         victim = k;
     }
   if (victim < 0)
-    return;
-  if (set->slots[victim])
+    victim = oldest;
+  /* The referenced files older than the victim were passed over: they
+     have used their second chance. */
+  for (k = 0; victim >= 0 && k < set->count; k++)
+    if (set->slots[k]->refcount == 0
+        && set->slots[k]->last_use <= set->slots[victim]->last_use)
+      set->slots[k]->referenced = FALSE;
+  return victim;
+}
+
+/* Close idle files of SET until at most FILE_SET_SLOTS are left. */
+static void
+trim_idle(file_set_t *set)
+{
+  int k, idle = 0;
+
+  for (k = 0; k < set->count; k++)
+    if (set->slots[k]->refcount == 0)
+      idle++;
+  for (; idle > FILE_SET_SLOTS; idle--)
+    evict(set, choose_victim(set));
+}
+
+/* Put SHARED into a free entry of SET, closing an idle file if there is
+   none; if every entry is busy it stays outside the set (closed when
+   released). */
+static void
+insert_slot(file_set_t *set, slot_file_t *shared)
+{
+  if (set->count == FILE_SET_MAX)
     {
-      return_blocks(set->slots[victim]);
-      svn_pool_destroy(set->slots[victim]->pool);
+      int victim = choose_victim(set);
+
+      if (victim < 0)
+        return;
+      evict(set, victim);
     }
-  set->slots[victim] = shared;
+  set->slots[set->count++] = shared;
   shared->in_set = TRUE;
 }
 
@@ -408,14 +575,20 @@ acquire(slot_file_t **result, svn_fs_t *fs, svn_revnum_t rev,
                        ? svn_fs_fs__path_rev_packed(fs, rev, "pack",
                                                     scratch_pool)
                        : svn_fs_fs__path_rev(fs, rev, scratch_pool);
-      apr_status_t status = shared_open(&shared, set, path,
-                                        block_size_of(fs));
+      svn_boolean_t probe_full;
+      apr_status_t status = shared_open(&shared, &probe_full, set, path,
+                                        block_size_of(fs), !packed);
       if (status)
         return status;
       shared->start_revision = start;
       shared->is_packed = packed;
       insert_slot(set, shared);
+      if (probe_full)
+        probe_keep(shared);
+      set->os_opens++;
     }
+  else
+    shared->referenced = TRUE;
   shared->refcount++;
   shared->last_use = ++set->clock;
   *result = shared;
@@ -499,8 +672,9 @@ svn_fs_fs__revfile_open_path(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
                              const char *path, apr_pool_t *result_pool)
 {
   slot_file_t *shared;
-  apr_status_t status = shared_open(&shared, get_file_set(fs), path,
-                                    block_size_of(fs));
+  svn_boolean_t probe_full;
+  apr_status_t status = shared_open(&shared, &probe_full, get_file_set(fs),
+                                    path, block_size_of(fs), FALSE);
 
   if (status)
     return svn_error_wrap_apr(status, "Can't open '%s'", path);
@@ -510,6 +684,12 @@ svn_fs_fs__revfile_open_path(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
   shared->description = apr_pstrdup(shared->pool, path);
   *file = make_handle(fs, shared, result_pool);
   return SVN_NO_ERROR;
+}
+
+apr_uint64_t
+svn_fs_fs__revfile_os_opens(svn_fs_t *fs)
+{
+  return get_file_set(fs)->os_opens;
 }
 
 svn_error_t *
@@ -541,22 +721,11 @@ static svn_error_t *
 read_at(apr_size_t *got, slot_file_t *shared, void *buf, apr_size_t len,
         apr_off_t offset)
 {
-  apr_size_t done = 0;
+  apr_status_t status = pread_all(got, shared->fd, buf, len, offset,
+                                  FALSE);
 
-  while (done < len)
-    {
-      ssize_t n = pread(shared->fd, (char *)buf + done, len - done,
-                        offset + (apr_off_t)done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return svn_error_wrap_apr(APR_FROM_OS_ERROR(errno),
-                                  "Can't read revision data");
-      if (n == 0)
-        break;
-      done += (apr_size_t)n;
-    }
-  *got = done;
+  if (status)
+    return svn_error_wrap_apr(status, "Can't read revision data");
   return SVN_NO_ERROR;
 }
 

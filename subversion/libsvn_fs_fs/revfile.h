@@ -123,6 +123,11 @@ svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                const char *prefix, apr_pool_t *result_pool,
                                apr_pool_t *scratch_pool);
 
+/* How many times FS has opened a rev or pack file from disk so far (the
+   open-file set's misses; for tests and measurements). */
+apr_uint64_t
+svn_fs_fs__revfile_os_opens(svn_fs_t *fs);
+
 /* Close FILE (idempotent). */
 svn_error_t *
 svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file);

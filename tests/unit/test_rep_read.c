@@ -504,12 +504,68 @@ test_fulltext_cache(void **state)
   assert_true(hits > 0);
 }
 
+/* Large texts (over 256 kB: big.txt) stay out of the membuffer and are
+   kept one at a time beside the fs (rep_read.c, LARGE_FULLTEXT): after a
+   read, try_process finds small texts in the cache but not large ones,
+   and large texts read in turn, each several times, streamed and whole,
+   come out as a cache-less fs reads them. */
+static void
+test_large_texts_beside_cache(void **state)
+{
+  const char *repo = APR_ARRAY_IDX(repos, 1, const char *);
+  svn_fs_t *fs = open_fs(repo), *plain = open_fs(repo);
+  svn_membuffer_t *membuffer;
+  apr_array_header_t *reps = find_reps(fs);
+  svn_stringbuf_t *processed = svn_stringbuf_create_empty(pool);
+  apr_array_header_t *large = apr_array_make(pool, 8, sizeof(void *));
+  int i, k, small_hits = 0;
+
+  check(svn_cache__membuffer_cache_create(&membuffer, 64 * 1024 * 1024, 0,
+                                          0, TRUE, TRUE, pool), "membuffer");
+  check(svn_fs_fs__reps_init_caches(fs, membuffer, "test-large:", pool,
+                                    pool), "init caches");
+  for (i = 0; i < reps->nelts; i++)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+      svn_stringbuf_t *text;
+      svn_boolean_t success;
+
+      check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool), "read");
+      check(svn_fs_fs__rep_try_process(&success, fs, rep, copy_processor,
+                                       processed, pool), "try");
+      if (text->len > 256 * 1024)
+        {
+          assert_false(success);
+          APR_ARRAY_PUSH(large, svn_fs_fs__rep_t *) = rep;
+        }
+      else if (success)
+        small_hits++;
+    }
+  assert_true(small_hits > 0);
+  assert_true(large->nelts >= 2);
+  for (k = 0; k < 3; k++)
+    for (i = 0; i < large->nelts; i++)
+      {
+        svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(large, (i * 7 + k) % large->nelts,
+                                              svn_fs_fs__rep_t *);
+        svn_stringbuf_t *expected, *whole;
+
+        check(svn_fs_fs__rep_contents(&expected, plain, rep, pool, pool),
+              "plain");
+        check(svn_fs_fs__rep_contents(&whole, fs, rep, pool, pool), "whole");
+        assert_true(svn_stringbuf_compare(whole, expected));
+        assert_true(svn_stringbuf_compare(read_streamed(fs, rep, pool),
+                                          expected));
+      }
+}
+
 int
 main(int argc, char **argv)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_read_all_reps),
     cmocka_unit_test(test_fulltext_cache),
+    cmocka_unit_test(test_large_texts_beside_cache),
     cmocka_unit_test(test_damaged_reps),
   };
   const char *made = NULL;

@@ -61,6 +61,10 @@ make_fs(const char *db, svn_boolean_t with_caches, apr_pool_t *result_pool)
   ffd->block_size = 64 * 1024;
   if (with_caches)
     {
+      /* Files of one block parse their indexes without the membuffer
+         (index.c, index_cache()); smaller blocks keep the cached paths
+         in use for all but the smallest vector files. */
+      ffd->block_size = 4096;
       svn_membuffer_t *membuffer;
       static int instance;
 
@@ -663,6 +667,126 @@ test_reference_repos(void **state)
       }
 }
 
+/* A scratch db directory of an unpacked repository whose rev files
+   r0 .. r<COUNT-1> hold SIZE(r) bytes of a pattern (the open-file set
+   never parses them unless asked). */
+static const char *
+make_plain_revs(const char *name, int count, apr_size_t (*size)(int))
+{
+  const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
+                                                     : "/tmp", name, pool);
+  int r;
+
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+  CHECK(svn_io_make_dir_recursively(svn_dirent_join(dir, "revs/0", pool),
+                                    pool));
+  CHECK(svn_io_file_create(svn_dirent_join(dir, "format", pool),
+                           "7\nlayout sharded 1000\naddressing logical\n",
+                           pool));
+  CHECK(svn_io_file_create(svn_dirent_join(dir, "min-unpacked-rev", pool),
+                           "0\n", pool));
+  for (r = 0; r < count; r++)
+    {
+      apr_size_t n = size(r), k;
+      unsigned char *bytes = apr_palloc(pool, n + 1);
+
+      for (k = 0; k < n; k++)
+        bytes[k] = (unsigned char)((k * 2654435761u + (apr_size_t)r) >> 11);
+      CHECK(svn_io_file_create_bytes(
+              svn_dirent_join(dir, apr_psprintf(pool, "revs/0/%d", r), pool),
+              bytes, n, pool));
+    }
+  return dir;
+}
+
+static apr_size_t
+small_size(int rev)
+{
+  return 3000 + (apr_size_t)rev;
+}
+
+/* Delta chains longer than the set keeps idle files, all ending in the
+   same rev file (r0, the import every file's chain goes back to): that
+   file stays open from one chain to the next.  It used to be opened
+   anew by every chain, because the set was full of the chain's busy
+   files when the chain reached its bottom. */
+static void
+test_chain_bottom_stays_open(void **state)
+{
+  const char *dir = make_plain_revs("fsfs7-test-revfile-chains", 34,
+                                    small_size);
+  svn_fs_t *fs = make_fs(dir, FALSE, pool);
+  apr_pool_t *chain_pool = svn_pool_create(pool);
+  svn_fs_fs__revfile_t *file;
+  unsigned char byte;
+  int round, r;
+
+  for (round = 0; round < 3; round++)
+    {
+      /* Eleven links in files no other chain uses, then r0; every handle
+         is held until the chain is done, like a delta read holds them. */
+      for (r = 1 + 11 * round; r <= 11 + 11 * round; r++)
+        {
+          CHECK(svn_fs_fs__revfile_open(&file, fs, r, chain_pool, pool));
+          CHECK(svn_fs_fs__revfile_read(&byte, 1, file, 0));
+        }
+      CHECK(svn_fs_fs__revfile_open(&file, fs, 0, chain_pool, pool));
+      CHECK(svn_fs_fs__revfile_read(&byte, 1, file, 2999));
+      svn_pool_clear(chain_pool);
+    }
+  /* 33 chain files once each, r0 once. */
+  assert_int_equal(svn_fs_fs__revfile_os_opens(fs), 34);
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
+/* Sizes around the read block size (4 KiB here). */
+static apr_size_t
+edge_size(int rev)
+{
+  static const apr_size_t sizes[] = { 0, 1, 4095, 4096, 4097, 8192, 10000 };
+  return sizes[rev];
+}
+
+/* Unpacked rev files learn their size from the first read instead of
+   fstat: whatever the size relative to the block, the file has its true
+   size, every byte reads back, and reads past the end are errors. */
+static void
+test_probed_sizes(void **state)
+{
+  const char *dir = make_plain_revs("fsfs7-test-revfile-probe", 7, edge_size);
+  svn_fs_t *fs = make_fs(dir, FALSE, pool);
+  int r;
+
+  SVN_FS_FS__DATA(fs)->block_size = 4096;
+  for (r = 0; r < 7; r++)
+    {
+      apr_size_t n = edge_size(r), k;
+      svn_fs_fs__revfile_t *file;
+      svn_stringbuf_t *disk;
+      unsigned char *buf = apr_palloc(pool, n + 1);
+      svn_error_t *err;
+
+      CHECK(svn_stringbuf_from_file2(&disk, svn_dirent_join(
+              dir, apr_psprintf(pool, "revs/0/%d", r), pool), pool));
+      CHECK(svn_fs_fs__revfile_open(&file, fs, r, pool, pool));
+      assert_int_equal(file->file_size, n);
+      /* Piecewise, straddling block edges, then whole. */
+      for (k = 0; k < n; k += 1000)
+        {
+          apr_size_t len = n - k < 1500 ? n - k : 1500;
+          CHECK(svn_fs_fs__revfile_read(buf, len, file, (apr_off_t)k));
+          assert_memory_equal(buf, disk->data + k, len);
+        }
+      CHECK(svn_fs_fs__revfile_read(buf, n, file, 0));
+      assert_memory_equal(buf, disk->data, n);
+      err = svn_fs_fs__revfile_read(buf, 1, file, (apr_off_t)n);
+      assert_non_null(err);
+      svn_error_clear(err);
+      CHECK(svn_fs_fs__revfile_close(file));
+    }
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
 int
 main(void)
 {
@@ -674,6 +798,8 @@ main(void)
     cmocka_unit_test(test_stale_min_unpacked),
     cmocka_unit_test(test_handle_lifetimes),
     cmocka_unit_test(test_block_lru),
+    cmocka_unit_test(test_chain_bottom_stays_open),
+    cmocka_unit_test(test_probed_sizes),
     cmocka_unit_test(test_verify_damage),
     cmocka_unit_test(test_damaged_lookups),
     cmocka_unit_test(test_reference_repos),
