@@ -36,6 +36,7 @@ svn_fs_fs__fsconf_defaults(svn_fs_fs__data_t *ffd)
   ffd->compress_packed_revprops = FALSE;
   ffd->revprop_pack_size = 16 * KIBI;
   ffd->block_size = 64 * KIBI;
+  ffd->block_read = TRUE;
   ffd->l2p_page_size = 8192;
   ffd->p2l_page_size = 1024 * KIBI;
   ffd->pack_after_commit = FALSE;
@@ -162,6 +163,8 @@ read_io_options(svn_fs_fs__data_t *ffd, svn_config_t *cfg)
   if (ffd->format < SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     return SVN_NO_ERROR;
   SVN_ERR(get_kib(&ffd->block_size, cfg, SECT_IO, "block-size", 64 * KIBI));
+  SVN_ERR(svn_config_get_bool(cfg, &ffd->block_read, SECT_IO, "block-read",
+                              TRUE));
   SVN_ERR(get_kib(&ffd->p2l_page_size, cfg, SECT_IO, "p2l-page-size",
                   1024 * KIBI));
   SVN_ERR(svn_config_get_int64(cfg, &entries, SECT_IO, "l2p-page-size",

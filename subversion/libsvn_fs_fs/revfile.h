@@ -82,6 +82,22 @@ svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
                          apr_off_t *block_start, svn_fs_fs__revfile_t *file,
                          apr_off_t offset);
 
+/* Block-read (doc/architecture.md).  Called with FILE (the handle a
+   copying read went through) after that read of READ_AT got its bytes,
+   once for each aligned block of FILE it had to fetch from disk: the
+   block starts at BLOCK_START and DATA holds its LEN bytes (a copy in
+   SCRATCH_POOL).  Only files of committed revisions are reported; reads
+   the hook makes itself are not.  Its errors are ignored. */
+typedef svn_error_t *(*svn_fs_fs__revfile_block_hook_t)(
+  svn_fs_fs__revfile_t *file, apr_off_t block_start,
+  const unsigned char *data, apr_size_t len, apr_off_t read_at,
+  apr_pool_t *scratch_pool);
+
+/* Register HOOK (NULL: none) for the reads through FS's open files. */
+void
+svn_fs_fs__revfile_set_block_hook(svn_fs_t *fs,
+                                  svn_fs_fs__revfile_block_hook_t hook);
+
 /* Size of FILE's read blocks (fsfs.conf block-size, 64 KiB default). */
 apr_size_t
 svn_fs_fs__revfile_block_size(svn_fs_fs__revfile_t *file);
