@@ -42,6 +42,22 @@
 /* Entries per cached block of a changed-path list. */
 #define CHANGES_BLOCK 256
 
+/* Item kinds block-read pre-parses (ffd->block_read_kinds; chosen by
+   FSFS7_BLOCK_READ, a benchmark switch like FSFS7_PACK_ORDER: "none", or
+   a comma list of "noderev" (every node-rev of the block), "samerev"
+   (those of the revision of the node-rev asked for), "changes").  The
+   default is changed-path lists only: pre-parsing node-revs cost more
+   CPU than it saved on the full maven (hot null-export 2.0 -> 4.7 s
+   user, dump 3.9 -> 7.1 s; "samerev" 2.5 s and 4.9 s): a block of a
+   pack holds ~200 node-revs, an export needs a few of them, and a dump
+   needs them all but revisions apart, long after a 16 MB membuffer
+   dropped them.  doc/benchmarks.md, "Block-read (branch h-blk)". */
+#define PREFILL_NODEREV 1
+#define PREFILL_SAMEREV 2
+#define PREFILL_NODEREVS (PREFILL_NODEREV | PREFILL_SAMEREV)
+#define PREFILL_CHANGES 4
+#define PREFILL_DEFAULT PREFILL_CHANGES
+
 /* ------------------------------------------------------------------ */
 /* Transaction node-revs (doc/format/noderev.md, directories.md)        */
 
@@ -161,6 +177,7 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
              const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
              apr_pool_t *scratch_pool)
 {
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_revnum_t rev = id->rev_item.revision;
   svn_fs_fs__revfile_t *file;
   apr_off_t offset;
@@ -170,6 +187,7 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
 
   SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rev, scratch_pool,
                                   scratch_pool));
+  file->block_hook = (ffd->block_read_kinds & PREFILL_NODEREVS) != 0;
   SVN_ERR(svn_fs_fs__item_offset(&offset, fs, file, rev,
                                  id->rev_item.number, scratch_pool));
   where = apr_psprintf(scratch_pool, "node-rev %s",
@@ -942,6 +960,8 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   r.window = CHANGES_FIRST_READ;
   SVN_ERR(svn_fs_fs__revfile_open(&r.file, fs, rev, scratch_pool,
                                   scratch_pool));
+  r.file->block_hook = (SVN_FS_FS__DATA(fs)->block_read_kinds
+                        & PREFILL_CHANGES) != 0;
   starts = block_starts_get(fs, rev, r.file->is_packed);
   if (hint >= 0)
     r.buf_offset = hint;
@@ -1061,12 +1081,6 @@ svn_fs_fs__rev_changes(apr_array_header_t **changes, svn_fs_t *fs,
 /* ------------------------------------------------------------------ */
 /* Block-read                                                           */
 
-/* Item kinds block-read pre-parses (FSFS7_BLOCK_READ, a benchmark switch
-   like FSFS7_PACK_ORDER: "none", or a comma list of "noderev",
-   "changes"). */
-#define PREFILL_NODEREV 1
-#define PREFILL_CHANGES 2
-#define PREFILL_DEFAULT (PREFILL_NODEREV | PREFILL_CHANGES)
 
 /* The application asked for block-read (fsfs-block-read=1: svnserve
    --block-read yes, SVNBlockRead on).  Its "0", which svnadmin and
@@ -1093,6 +1107,8 @@ prefill_kinds(void)
     return PREFILL_DEFAULT;
   if (strstr(env, "noderev"))
     kinds |= PREFILL_NODEREV;
+  if (strstr(env, "samerev"))
+    kinds |= PREFILL_SAMEREV;
   if (strstr(env, "changes"))
     kinds |= PREFILL_CHANGES;
   return kinds;
@@ -1195,6 +1211,7 @@ prefill_block(svn_fs_fs__revfile_t *file, apr_off_t block_start,
   apr_off_t end = block_start + (apr_off_t)len;
   apr_array_header_t *entries;
   apr_pool_t *iterpool;
+  svn_revnum_t asked_rev = SVN_INVALID_REVNUM;
   int i;
 
   if (!svn_fs_fs__use_log_addressing(fs))
@@ -1208,6 +1225,10 @@ prefill_block(svn_fs_fs__revfile_t *file, apr_off_t block_start,
                                       file->start_revision, block_start,
                                       end - block_start, scratch_pool,
                                       scratch_pool));
+  /* The revision of the item asked for, for PREFILL_SAMEREV. */
+  for (i = 0; i < entries->nelts; i++)
+    if (APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t).offset == read_at)
+      asked_rev = APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t).revision;
   iterpool = svn_pool_create(scratch_pool);
   for (i = 0; i < entries->nelts; i++)
     {
@@ -1221,7 +1242,8 @@ prefill_block(svn_fs_fs__revfile_t *file, apr_off_t block_start,
         continue;
       svn_pool_clear(iterpool);
       if (e->type == SVN_FS_FS__ITEM_TYPE_NODEREV
-          && (kinds & PREFILL_NODEREV))
+          && ((kinds & PREFILL_NODEREV)
+              || ((kinds & PREFILL_SAMEREV) && e->revision == asked_rev)))
         SVN_ERR(prefill_noderev(fs, e, text, size, iterpool));
       else if (e->type == SVN_FS_FS__ITEM_TYPE_CHANGES
                && (kinds & PREFILL_CHANGES))

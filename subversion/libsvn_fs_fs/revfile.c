@@ -34,10 +34,11 @@
  * whichever file needs one.
  *
  * Block-read: a layer that owns caches of items may register a block
- * hook (svn_fs_fs__revfile_set_block_hook).  Each block that a copying
- * read (svn_fs_fs__revfile_read) fetched from disk is then handed to the
- * hook once that read has its bytes, so that the hook can parse the
- * block's other items into its caches (doc/architecture.md,
+ * hook (svn_fs_fs__revfile_set_block_hook) and mark the handles of its
+ * item lookups (BLOCK_HOOK).  Each block that a copying read through
+ * such a handle touches is then handed to the hook once that read has
+ * its bytes, once per stay of the block in memory, so that the hook can
+ * parse the block's other items into its caches (doc/architecture.md,
  * "Block-read").  This file knows nothing of what the bytes mean.
  */
 #include <errno.h>
@@ -90,6 +91,7 @@ typedef struct read_block_t
   apr_size_t len;                 /* valid bytes in DATA               */
   apr_uint64_t last_use;
   svn_boolean_t set_owned;        /* DATA belongs to the file set      */
+  svn_boolean_t offered;          /* handed to the block hook          */
 } read_block_t;
 
 typedef struct handle_t handle_t;
@@ -147,6 +149,7 @@ struct file_set_t
      disk that it has not seen yet, and whether it is running (reads it
      makes itself are not handed to it again). */
   svn_fs_fs__revfile_block_hook_t hook;
+  svn_boolean_t noting;           /* a read through a hooked handle */
   int fresh_count;
   apr_off_t fresh[FRESH_MAX];
   slot_file_t *fresh_slot[FRESH_MAX];
@@ -609,23 +612,27 @@ victim_block(slot_file_t *shared)
   return victim;
 }
 
-/* Remember that the block of SHARED at START came from disk, for the
-   block hook.  Only files of committed revisions qualify (their items
-   are in the indexes), and nothing while the hook itself runs. */
+/* A read through a handle that follows block-read touched block B of
+   SHARED: remember it for the block hook unless the hook had it since it
+   came from disk (a block first read by other code is offered to the
+   hook by the first such read that touches it).  Only files of
+   committed revisions qualify (their items are in the indexes), and
+   nothing while the hook itself runs. */
 static void
-note_fresh(slot_file_t *shared, apr_off_t start)
+note_fresh(slot_file_t *shared, read_block_t *b)
 {
   file_set_t *set = shared->set;
 
-  if (set->hook == NULL || set->in_hook
+  if (b->offered || set->hook == NULL || set->in_hook || !set->noting
       || !SVN_IS_VALID_REVNUM(shared->start_revision)
       || set->fresh_count == FRESH_MAX)
     return;
+  b->offered = TRUE;
   set->fresh_slot[set->fresh_count] = shared;
-  set->fresh[set->fresh_count++] = start;
+  set->fresh[set->fresh_count++] = b->start;
 }
 
-/* Hand the fresh blocks of FILE's open file to the block hook; READ_AT is
+/* Hand the noted blocks of FILE's open file to the block hook; READ_AT is
    the offset the caller just read.  The hook gets a private copy of each
    block (its own reads may recycle the buffer).  A hook error is dropped:
    filling caches ahead of use is optional, and damage in a neighbouring
@@ -683,7 +690,7 @@ load_block(read_block_t **block, slot_file_t *shared, apr_off_t offset)
       b->start = -1;
       SVN_ERR(read_at(&b->len, shared, b->data, want, start));
       b->start = start;
-      note_fresh(shared, start);
+      b->offered = FALSE;
     }
   b->last_use = ++shared->set->clock;
   *block = b;
@@ -714,21 +721,32 @@ svn_fs_fs__revfile_read(void *buf, apr_size_t len,
         return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
       return SVN_NO_ERROR;
     }
+  shared->set->noting = file->block_hook;
   while (len > 0)
     {
       read_block_t *block;
       apr_size_t at, n;
+      svn_error_t *err = load_block(&block, shared, offset);
 
-      SVN_ERR(load_block(&block, shared, offset));
+      if (err)
+        {
+          shared->set->noting = FALSE;
+          return svn_error_trace(err);
+        }
+      note_fresh(shared, block);
       at = (apr_size_t)(offset - block->start);
       if (at >= block->len)
-        return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
+        {
+          shared->set->noting = FALSE;
+          return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
+        }
       n = block->len - at < len ? block->len - at : len;
       memcpy(out, block->data + at, n);
       out += n;
       offset += n;
       len -= n;
     }
+  shared->set->noting = FALSE;
   if (shared->set->fresh_count && !shared->set->in_hook)
     run_block_hook(file, shared, first);
   return SVN_NO_ERROR;

@@ -71,6 +71,22 @@ open_f8(const char *fs_config_block_read)
   return fs;
 }
 
+/* A new svn_fs_t on the packed copy f8p (test_changes_from_cache). */
+static svn_fs_t *
+open_f8p(void)
+{
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+
+  fs->pool = svn_pool_create(pool);
+  fs->config = apr_hash_make(pool);
+  svn_hash_sets(fs->config, SVN_FS_CONFIG_FSFS_CACHE_NS,
+                apr_psprintf(pool, "test-block-read-%d", ++namespace_no));
+  fs->path = (char *)svn_dirent_join_many(pool, tmpdir, "f8p", "db",
+                                          SVN_VA_NULL);
+  check(svn_fs_fs__open_repo(fs, fs->path, pool));
+  return fs;
+}
+
 /* Read r1's root node-rev, then the node-rev of its entry "trunk" (same
    block).  *FIRST / *SECOND get the node-revs node.c parsed from disk by
    the ordinary path for each. */
@@ -97,13 +113,16 @@ read_root_then_trunk(svn_fs_t *fs, apr_uint64_t *first,
   svn_pool_destroy(p);
 }
 
+/* With node-revs among the kinds (not the default: FSFS7_BLOCK_READ). */
 static void
 test_neighbour_noderev_from_cache(void **state)
 {
-  svn_fs_t *fs = open_f8(NULL);
+  svn_fs_t *fs;
   apr_uint64_t first, second, filled = svn_fs_fs__block_read_items;
 
-  assert_int_not_equal(SVN_FS_FS__DATA(fs)->block_read_kinds, 0);
+  setenv("FSFS7_BLOCK_READ", "noderev,changes", 1);
+  fs = open_f8(NULL);
+  unsetenv("FSFS7_BLOCK_READ");
   read_root_then_trunk(fs, &first, &second);
   assert_int_equal(first, 1);
   /* Parsed with the block of the root, not read again. */
@@ -111,19 +130,45 @@ test_neighbour_noderev_from_cache(void **state)
   assert_true(svn_fs_fs__block_read_items - filled >= 2);
 }
 
+/* The default: node-revs are not pre-parsed, changed-path lists are.
+   A copy of f8 in shards of 4 revisions, packed by the stock module:
+   reading r2's list brings the lists of r1 and r3 (one block). */
 static void
 test_changes_from_cache(void **state)
 {
-  svn_fs_t *fs = open_f8(NULL);
+  svn_fs_t *fs;
   apr_uint64_t first, second, scanned;
   apr_array_header_t *changes;
+  const char *cmd = apr_psprintf(pool,
+    "cd %s && cp -a f8 f8p && cd f8p/db && "
+    "sed -i 's/layout sharded 1000/layout sharded 4/' format && "
+    "for d in revs revprops; do mkdir $d/1 $d/2 && mv $d/0/4 $d/0/5 "
+    "$d/0/6 $d/0/7 $d/1/ && mv $d/0/8 $d/2/ || exit 1; done && "
+    "env -u LD_LIBRARY_PATH svnadmin pack -q %s/f8p", tmpdir, tmpdir);
 
+  assert_int_equal(system(cmd), 0);
+  fs = open_f8p();
   read_root_then_trunk(fs, &first, &second);
+  assert_int_equal(first, 1);
+  assert_int_equal(second, 1);         /* node-revs: not pre-parsed */
+  check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
   scanned = svn_fs_fs__changes_entries_scanned;
   check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
-  /* r1 added trunk, its files and branches: all came with the block. */
+  /* r1 added trunk, its files and branches. */
   assert_true(changes->nelts >= 5);
+  check(svn_fs_fs__rev_changes(&changes, fs, 3, pool, pool));
+  assert_true(changes->nelts >= 1);
   assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned, 0);
+
+  /* Without block-read, each list is scanned from disk. */
+  setenv("FSFS7_BLOCK_READ", "none", 1);
+  fs = open_f8p();
+  unsetenv("FSFS7_BLOCK_READ");
+  check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
+  scanned = svn_fs_fs__changes_entries_scanned;
+  check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
+  assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned,
+                   changes->nelts);
 }
 
 /* The same reads without block-read parse "trunk" from disk: the test
