@@ -17,6 +17,9 @@ and its read()/pread() calls (a separate run under strace -c).
     tools/bench/pack_order.py --repo UNPACKED --work DIR [--reps 2]
                               [--orders stock,fsfs7]
 
+--readers names the readers (default stock,fsfs7; NAME=DIR reads
+through the module in DIR, e.g. two builds side by side); hotcpu is the
+median over the rounds of the user + system seconds of the hot runs.
 With --reuse the packed copies already in DIR (named as above) are read
 without packing again; --module DIR reads "fsfs7" through the module in
 DIR instead of this tree's build (to compare two builds on the same
@@ -56,8 +59,12 @@ def env_for(ours, extra=None):
     return env
 
 
+LAST_CPU = [0.0]
+
+
 def timed(cmd, env):
-    """(seconds, bytes read from disk) of CMD, output discarded."""
+    """(seconds, bytes read from disk) of CMD, output discarded; its CPU
+    seconds (user + system) are left in LAST_CPU[0]."""
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE)
@@ -67,6 +74,7 @@ def timed(cmd, env):
     p.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit("failed: %s\n%s" % (" ".join(cmd), err.decode()))
+    LAST_CPU[0] = ru.ru_utime + ru.ru_stime
     return took, ru.ru_inblock * 512
 
 
@@ -93,35 +101,51 @@ def operations(repo, which=("log", "export", "dump")):
     return dict(ops[w] for w in which)
 
 
-def measure(copies, ops, reps, cold_reps, work):
+def reader_env(spec):
+    """Environment of reader SPEC: "stock", "fsfs7" (this tree's build or
+    --module) or NAME=DIR (the module in DIR)."""
+    if spec == "stock":
+        return env_for(False)
+    env = env_for(True)
+    if "=" in spec:
+        env["LD_LIBRARY_PATH"] = os.path.abspath(spec.split("=", 1)[1])
+    return env
+
+
+def measure(copies, ops, reps, cold_reps, work, readers):
     """Cold and hot times of every (copy, reader, op), the readers
-    alternating within each of COLD_REPS rounds."""
+    rotating within each of COLD_REPS rounds."""
     res = {}
     for rnd in range(cold_reps):
-        readers = ("stock", "fsfs7") if rnd % 2 == 0 else ("fsfs7", "stock")
+        order = readers[rnd % len(readers):] + readers[:rnd % len(readers)]
         for name, dst in copies.items():
             for op, cmd in operations(dst, ops).items():
-                for reader in readers:
-                    env = env_for(reader == "fsfs7")
+                for reader in order:
+                    env = reader_env(reader)
                     r = res.setdefault((name, reader, op),
-                                       {"cold": [], "hot": [], "disk": None})
+                                       {"cold": [], "hot": [], "disk": None,
+                                        "hotcpu": []})
                     cache.evict([dst])
                     cold, disk = timed(cmd, env)
                     r["cold"].append(cold)
                     if r["disk"] is None:
                         r["disk"] = disk
-                    r["hot"].append(min(timed(cmd, env)[0]
-                                        for _ in range(reps + 1)))
+                    hots = []
+                    for _ in range(reps + 1):
+                        hots.append((timed(cmd, env)[0], LAST_CPU[0]))
+                    r["hot"].append(min(h[0] for h in hots))
+                    r["hotcpu"].append(min(h[1] for h in hots))
     for name, dst in copies.items():
-        for reader in ("stock", "fsfs7"):
-            env = env_for(reader == "fsfs7")
+        for reader in readers:
+            env = reader_env(reader)
             for op, cmd in operations(dst, ops).items():
                 r = res[(name, reader, op)]
                 r["calls"] = read_calls(cmd, env, work)
-                print("%-8s %-6s %-12s %7.3f %7.3f %7.3f %7.3f %10d %8d"
-                      % (name, reader, op, min(r["cold"]),
+                print("%-8s %-6s %-12s %7.3f %7.3f %7.3f %7.3f %7.3f %10d %8d"
+                      % (name, reader.split("=")[0], op, min(r["cold"]),
                          statistics.median(r["cold"]), min(r["hot"]),
-                         statistics.median(r["hot"]), r["disk"] // 1024,
+                         statistics.median(r["hot"]),
+                         statistics.median(r["hotcpu"]), r["disk"] // 1024,
                          r["calls"]), flush=True)
 
 
@@ -138,6 +162,8 @@ def main():
                     "read with (default: this tree's build)")
     ap.add_argument("--cold-reps", type=int, default=1)
     ap.add_argument("--ops", default="log,export,dump")
+    ap.add_argument("--readers", default="stock,fsfs7",
+                    help="comma list: stock, fsfs7, NAME=MODULE_DIR")
     a = ap.parse_args()
     global MODULE_DIR
     if a.module:
@@ -165,11 +191,11 @@ def main():
         copies[name] = dst
     print()
     if a.cold_reps > 1 or a.reuse:
-        print("%-8s %-6s %-12s %7s %7s %7s %7s %10s %8s"
+        print("%-8s %-6s %-12s %7s %7s %7s %7s %7s %10s %8s"
               % ("packed", "reader", "op", "coldmin", "coldmed", "hotmin",
-                 "hotmed", "disk KiB", "reads"))
+                 "hotmed", "hotcpu", "disk KiB", "reads"))
         measure(copies, a.ops.split(","), a.reps, max(a.cold_reps, 1),
-                a.work)
+                a.work, a.readers.split(","))
         return
     print("%-8s %-6s %-12s %8s %8s %10s %8s" % ("packed", "reader", "op",
                                                  "cold s", "hot s", "disk KiB",
