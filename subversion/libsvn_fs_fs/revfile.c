@@ -78,9 +78,8 @@
 #define SET_BLOCK_BYTES (2 * 1024 * 1024)
 #define SET_MIN_BLOCKS 8
 
-/* Blocks read from disk by one copying read that wait for the block
-   hook; a read spans at most two blocks (it is shorter than one), more
-   come only from reads that are no item reads. */
+/* Blocks noted for the block hook by one copying read; a read spans at
+   most two blocks (it is shorter than one), so more are never needed. */
 #define FRESH_MAX 4
 
 /* One aligned read block of a file. */
@@ -145,9 +144,9 @@ struct file_set_t
   int spare_count;
   unsigned char **spare;
 
-  /* Block-read (revfile.h): the registered hook, the blocks read from
-     disk that it has not seen yet, and whether it is running (reads it
-     makes itself are not handed to it again). */
+  /* Block-read (revfile.h): the registered hook, the blocks the current
+     read noted for it, and whether it is running (reads it makes itself
+     are not handed to it again). */
   svn_fs_fs__revfile_block_hook_t hook;
   svn_boolean_t noting;           /* a read through a hooked handle */
   int fresh_count;
