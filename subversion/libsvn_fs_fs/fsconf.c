@@ -36,6 +36,7 @@ svn_fs_fs__fsconf_defaults(svn_fs_fs__data_t *ffd)
   ffd->compress_packed_revprops = FALSE;
   ffd->revprop_pack_size = 16 * KIBI;
   ffd->block_size = 64 * KIBI;
+  ffd->block_read = TRUE;
   ffd->l2p_page_size = 8192;
   ffd->p2l_page_size = 1024 * KIBI;
   ffd->pack_after_commit = FALSE;
@@ -162,6 +163,8 @@ read_io_options(svn_fs_fs__data_t *ffd, svn_config_t *cfg)
   if (ffd->format < SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     return SVN_NO_ERROR;
   SVN_ERR(get_kib(&ffd->block_size, cfg, SECT_IO, "block-size", 64 * KIBI));
+  SVN_ERR(svn_config_get_bool(cfg, &ffd->block_read, SECT_IO, "block-read",
+                              TRUE));
   SVN_ERR(get_kib(&ffd->p2l_page_size, cfg, SECT_IO, "p2l-page-size",
                   1024 * KIBI));
   SVN_ERR(svn_config_get_int64(cfg, &entries, SECT_IO, "l2p-page-size",
@@ -247,6 +250,9 @@ static const char template_text[] =
 "[io]\n"
 "### Read granularity in KiB (formats 7 and later).\n"
 "# block-size = 64\n"
+"### Parse the changed-path lists found in each block read into the\n"
+"### caches as well (fsfs7 only; formats 7 and later).\n"
+"# block-read = true\n"
 "### Entries per page of the log-to-phys index and KiB of revision\n"
 "### data covered by one page of the phys-to-log index.\n"
 "# l2p-page-size = 8192\n"

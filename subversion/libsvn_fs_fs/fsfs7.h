@@ -255,6 +255,8 @@ typedef struct svn_fs_fs__data_t
   svn_boolean_t compress_packed_revprops;
   apr_int64_t revprop_pack_size;       /* bytes */
   apr_int64_t block_size;              /* bytes */
+  svn_boolean_t block_read;            /* [io] block-read, fs config    */
+  unsigned int block_read_kinds;       /* what node.c pre-parses; 0 off */
   apr_int64_t l2p_page_size;           /* entries */
   apr_int64_t p2l_page_size;           /* bytes */
   svn_boolean_t pack_after_commit;

@@ -7,6 +7,7 @@
  * caches (node_cache.h).  Formats: doc/format/noderev.md, directories.md,
  * changes.md.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <apr_strings.h>
 
@@ -40,6 +41,22 @@
 #define CHANGES_CHUNK (64 * 1024)
 /* Entries per cached block of a changed-path list. */
 #define CHANGES_BLOCK 256
+
+/* Item kinds block-read pre-parses (ffd->block_read_kinds; chosen by
+   FSFS7_BLOCK_READ, a benchmark switch like FSFS7_PACK_ORDER: "none", or
+   a comma list of "noderev" (every node-rev of the block), "samerev"
+   (those of the revision of the node-rev asked for), "changes").  The
+   default is changed-path lists only: pre-parsing node-revs cost more
+   CPU than it saved on the full maven (hot null-export 2.0 -> 4.7 s
+   user, dump 3.9 -> 7.1 s; "samerev" 2.5 s and 4.9 s): a block of a
+   pack holds ~200 node-revs, an export needs a few of them, and a dump
+   needs them all but revisions apart, long after a 16 MB membuffer
+   dropped them.  doc/benchmarks.md, "Block-read (branch h-blk)". */
+#define PREFILL_NODEREV 1
+#define PREFILL_SAMEREV 2
+#define PREFILL_NODEREVS (PREFILL_NODEREV | PREFILL_SAMEREV)
+#define PREFILL_CHANGES 4
+#define PREFILL_DEFAULT PREFILL_CHANGES
 
 /* ------------------------------------------------------------------ */
 /* Transaction node-revs (doc/format/noderev.md, directories.md)        */
@@ -149,12 +166,18 @@ name_damaged_noderev(svn_error_t *err, const svn_fs_fs__id_t *id,
                            "Corrupt node-revision '%s'", name);
 }
 
+/* Node-revs parsed by read_noderev and by block-read (statistics for
+   tests; not in node.h). */
+apr_uint64_t svn_fs_fs__noderevs_read = 0;
+apr_uint64_t svn_fs_fs__block_read_items = 0;
+
 /* Fetch the node-rev at (REV, ITEM) from disk. */
 static svn_error_t *
 read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
              const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
              apr_pool_t *scratch_pool)
 {
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   svn_revnum_t rev = id->rev_item.revision;
   svn_fs_fs__revfile_t *file;
   apr_off_t offset;
@@ -164,11 +187,13 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
 
   SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rev, scratch_pool,
                                   scratch_pool));
+  file->block_hook = (ffd->block_read_kinds & PREFILL_NODEREVS) != 0;
   SVN_ERR(svn_fs_fs__item_offset(&offset, fs, file, rev,
                                  id->rev_item.number, scratch_pool));
   where = apr_psprintf(scratch_pool, "node-rev %s",
                        svn_fs_fs__id_unparse(id, scratch_pool)->data);
   err = read_record(&text, &len, file, offset, where, scratch_pool);
+  svn_fs_fs__noderevs_read++;
   if (!err)
     err = svn_fs_fs__noderev_parse(noderev, text, len, where, result_pool,
                                    scratch_pool);
@@ -935,6 +960,8 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   r.window = CHANGES_FIRST_READ;
   SVN_ERR(svn_fs_fs__revfile_open(&r.file, fs, rev, scratch_pool,
                                   scratch_pool));
+  r.file->block_hook = (SVN_FS_FS__DATA(fs)->block_read_kinds
+                        & PREFILL_CHANGES) != 0;
   starts = block_starts_get(fs, rev, r.file->is_packed);
   if (hint >= 0)
     r.buf_offset = hint;
@@ -1052,6 +1079,181 @@ svn_fs_fs__rev_changes(apr_array_header_t **changes, svn_fs_t *fs,
 }
 
 /* ------------------------------------------------------------------ */
+/* Block-read                                                           */
+
+
+/* The application asked for block-read (fsfs-block-read=1: svnserve
+   --block-read yes, SVNBlockRead on).  Its "0", which svnadmin and
+   svnserve pass unless told otherwise, does not switch it off: then
+   fsfs.conf's [io] block-read decides. */
+static svn_boolean_t
+block_read_requested(svn_fs_t *fs)
+{
+  const char *value = fs->config ? svn_hash_gets(fs->config,
+                                     SVN_FS_CONFIG_FSFS_BLOCK_READ)
+                                 : NULL;
+
+  return value && (strcmp(value, "1") == 0
+                   || svn_cstring_casecmp(value, "true") == 0);
+}
+
+static unsigned int
+prefill_kinds(void)
+{
+  const char *env = getenv("FSFS7_BLOCK_READ");
+  unsigned int kinds = 0;
+
+  if (env == NULL || *env == '\0')
+    return PREFILL_DEFAULT;
+  if (strstr(env, "noderev"))
+    kinds |= PREFILL_NODEREV;
+  if (strstr(env, "samerev"))
+    kinds |= PREFILL_SAMEREV;
+  if (strstr(env, "changes"))
+    kinds |= PREFILL_CHANGES;
+  return kinds;
+}
+
+/* Cache the node-rev of ENTRY, whose LEN bytes are at TEXT, unless it is
+   cached already.  Text that does not parse or names another ID is left
+   alone: reading the item the ordinary way reports it. */
+static svn_error_t *
+prefill_noderev(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
+                const char *text, apr_size_t len, apr_pool_t *pool)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->node_revision_cache;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_fs_fs__noderev_t *noderev;
+  svn_boolean_t found;
+  apr_size_t rec_len = svn_fs_fs__noderev_record_len(text, len);
+
+  if (cache == NULL)
+    return SVN_NO_ERROR;
+  key = svn_fs_fs__pair_cache_key(entry->revision,
+                                  (apr_int64_t)entry->item_index);
+  SVN_ERR(svn_cache__has_key(&found, cache, &key, pool));
+  if (found || rec_len == 0)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__noderev_parse(&noderev, text, rec_len, NULL, pool,
+                                   pool));
+  if (svn_fs_fs__id_is_txn(noderev->id)
+      || noderev->id->rev_item.revision != entry->revision
+      || noderev->id->rev_item.number != entry->item_index)
+    return SVN_NO_ERROR;
+  svn_fs_fs__block_read_items++;
+  return svn_error_trace(svn_cache__set(cache, &key, noderev, pool));
+}
+
+/* Cache the changed-path list of ENTRY, whose LEN bytes (terminator
+   included) are at TEXT, in blocks of CHANGES_BLOCK as get_block() would,
+   unless its first block is cached already. */
+static svn_error_t *
+prefill_changes(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
+                const char *text, apr_size_t len, apr_pool_t *pool)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->changes_cache;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_fs_fs__changes_block_t block;
+  svn_boolean_t found;
+  apr_size_t pos = 0, block_no = 0;
+
+  if (cache == NULL)
+    return SVN_NO_ERROR;
+  key = svn_fs_fs__pair_cache_key(entry->revision, 0);
+  SVN_ERR(svn_cache__has_key(&found, cache, &key, pool));
+  if (found)
+    return SVN_NO_ERROR;
+  block.changes = apr_array_make(pool, 16, sizeof(svn_fs_fs__change_t *));
+  for (;;)
+    {
+      apr_size_t n;
+      svn_fs_fs__change_scan_t what = svn_fs_fs__change_scan(&n, text + pos,
+                                                             len - pos);
+      svn_fs_fs__change_t *change;
+
+      if (what == svn_fs_fs__change_scan_incomplete)
+        return SVN_NO_ERROR;          /* not a whole list: leave it */
+      if (what == svn_fs_fs__change_scan_end
+          || block.changes->nelts == CHANGES_BLOCK)
+        {
+          block.done = what == svn_fs_fs__change_scan_end;
+          block.next_offset = entry->offset + (apr_off_t)pos
+                              + (block.done ? (apr_off_t)n : 0);
+          key = svn_fs_fs__pair_cache_key(entry->revision,
+                                          (apr_int64_t)block_no++);
+          SVN_ERR(svn_cache__set(cache, &key, &block, pool));
+          if (block.done)
+            break;
+          apr_array_clear(block.changes);
+          continue;
+        }
+      SVN_ERR(svn_fs_fs__change_parse(&change, text + pos, n, FALSE, NULL,
+                                      pool));
+      APR_ARRAY_PUSH(block.changes, svn_fs_fs__change_t *) = change;
+      pos += n;
+    }
+  svn_fs_fs__block_read_items++;
+  return SVN_NO_ERROR;
+}
+
+/* The block hook (revfile.h): parse the node-revs and changed-path lists
+   that lie wholly inside the block just read into their caches, so that
+   the next lookups of a reader walking the block find them there.  The
+   item at READ_AT is skipped: its reader parses it anyway. */
+static svn_error_t *
+prefill_block(svn_fs_fs__revfile_t *file, apr_off_t block_start,
+              const unsigned char *data, apr_size_t len, apr_off_t read_at,
+              apr_pool_t *scratch_pool)
+{
+  svn_fs_t *fs = file->fs;
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  unsigned int kinds = ffd->block_read_kinds;
+  apr_off_t end = block_start + (apr_off_t)len;
+  apr_array_header_t *entries;
+  apr_pool_t *iterpool;
+  svn_revnum_t asked_rev = SVN_INVALID_REVNUM;
+  int i;
+
+  if (!svn_fs_fs__use_log_addressing(fs))
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__revfile_read_footer(file, scratch_pool));
+  if (block_start >= file->l2p_offset)
+    return SVN_NO_ERROR;                   /* the indexes, not items */
+  if (end > file->l2p_offset)
+    end = file->l2p_offset;
+  SVN_ERR(svn_fs_fs__p2l_index_lookup(&entries, fs, file,
+                                      file->start_revision, block_start,
+                                      end - block_start, scratch_pool,
+                                      scratch_pool));
+  /* The revision of the item asked for, for PREFILL_SAMEREV. */
+  for (i = 0; i < entries->nelts; i++)
+    if (APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t).offset == read_at)
+      asked_rev = APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t).revision;
+  iterpool = svn_pool_create(scratch_pool);
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_fs__p2l_entry_t *e
+        = &APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t);
+      const char *text = (const char *)data + (e->offset - block_start);
+      apr_size_t size = (apr_size_t)e->size;
+
+      if (e->offset < block_start || e->offset + e->size > end
+          || e->offset == read_at || !SVN_IS_VALID_REVNUM(e->revision))
+        continue;
+      svn_pool_clear(iterpool);
+      if (e->type == SVN_FS_FS__ITEM_TYPE_NODEREV
+          && ((kinds & PREFILL_NODEREV)
+              || ((kinds & PREFILL_SAMEREV) && e->revision == asked_rev)))
+        SVN_ERR(prefill_noderev(fs, e, text, size, iterpool));
+      else if (e->type == SVN_FS_FS__ITEM_TYPE_CHANGES
+               && (kinds & PREFILL_CHANGES))
+        SVN_ERR(prefill_changes(fs, e, text, size, iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  return SVN_NO_ERROR;
+}
+
+/* ------------------------------------------------------------------ */
 /* Caches                                                               */
 
 svn_error_t *
@@ -1093,5 +1295,15 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                 pair, prefix, "nodes:changes",
                                 SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
                                 result_pool, scratch_pool));
+
+  /* Block-read fills these caches: only with all of them there and
+     logical addressing (the P2L index says what a block holds). */
+  ffd->block_read_kinds = 0;
+  if ((ffd->block_read || block_read_requested(fs))
+      && ffd->use_log_addressing
+      && ffd->node_revision_cache && ffd->changes_cache)
+    ffd->block_read_kinds = prefill_kinds();
+  svn_fs_fs__revfile_set_block_hook(fs, ffd->block_read_kinds
+                                        ? prefill_block : NULL);
   return SVN_NO_ERROR;
 }

@@ -33,8 +33,13 @@
  * (SET_BLOCK_BYTES): block buffers belong to the set and move to
  * whichever file needs one.
  *
- * The block is also the unit a future block-read (parse every item of a
- * block by the P2L index and cache them all) will build on.
+ * Block-read: a layer that owns caches of items may register a block
+ * hook (svn_fs_fs__revfile_set_block_hook) and mark the handles of its
+ * item lookups (BLOCK_HOOK).  Each block that a copying read through
+ * such a handle touches is then handed to the hook once that read has
+ * its bytes, once per stay of the block in memory, so that the hook can
+ * parse the block's other items into its caches (doc/architecture.md,
+ * "Block-read").  This file knows nothing of what the bytes mean.
  */
 #include <errno.h>
 #include <string.h>
@@ -83,6 +88,10 @@
 #define SET_BLOCK_BYTES (2 * 1024 * 1024)
 #define SET_MIN_BLOCKS 8
 
+/* Blocks noted for the block hook by one copying read; a read spans at
+   most two blocks (it is shorter than one), so more are never needed. */
+#define FRESH_MAX 4
+
 /* One aligned read block of a file. */
 typedef struct read_block_t
 {
@@ -91,6 +100,7 @@ typedef struct read_block_t
   apr_size_t len;                 /* valid bytes in DATA               */
   apr_uint64_t last_use;
   svn_boolean_t set_owned;        /* DATA belongs to the file set      */
+  svn_boolean_t offered;          /* handed to the block hook          */
 } read_block_t;
 
 typedef struct handle_t handle_t;
@@ -150,6 +160,16 @@ struct file_set_t
 
   /* One block for probe_size(), allocated on first use. */
   unsigned char *probe;
+
+  /* Block-read (revfile.h): the registered hook, the blocks the current
+     read noted for it, and whether it is running (reads it makes itself
+     are not handed to it again). */
+  svn_fs_fs__revfile_block_hook_t hook;
+  svn_boolean_t noting;           /* a read through a hooked handle */
+  int fresh_count;
+  apr_off_t fresh[FRESH_MAX];
+  slot_file_t *fresh_slot[FRESH_MAX];
+  svn_boolean_t in_hook;
 };
 
 struct handle_t
@@ -760,6 +780,63 @@ victim_block(slot_file_t *shared)
   return victim;
 }
 
+/* A read through a handle that follows block-read touched block B of
+   SHARED: remember it for the block hook unless the hook had it since it
+   came from disk (a block first read by other code is offered to the
+   hook by the first such read that touches it).  Only files of
+   committed revisions qualify (their items are in the indexes), and
+   nothing while the hook itself runs. */
+static void
+note_fresh(slot_file_t *shared, read_block_t *b)
+{
+  file_set_t *set = shared->set;
+
+  if (b->offered || set->hook == NULL || set->in_hook || !set->noting
+      || !SVN_IS_VALID_REVNUM(shared->start_revision)
+      || set->fresh_count == FRESH_MAX)
+    return;
+  b->offered = TRUE;
+  set->fresh_slot[set->fresh_count] = shared;
+  set->fresh[set->fresh_count++] = b->start;
+}
+
+/* Hand the noted blocks of FILE's open file to the block hook; READ_AT is
+   the offset the caller just read.  The hook gets a private copy of each
+   block (its own reads may recycle the buffer).  A hook error is dropped:
+   filling caches ahead of use is optional, and damage in a neighbouring
+   item is reported when that item is really read. */
+static void
+run_block_hook(svn_fs_fs__revfile_t *file, slot_file_t *shared,
+               apr_off_t read_at)
+{
+  file_set_t *set = shared->set;
+  apr_pool_t *pool;
+  int k, count = set->fresh_count;
+  apr_off_t starts[FRESH_MAX];
+  slot_file_t *slots[FRESH_MAX];
+
+  memcpy(starts, set->fresh, sizeof(starts));
+  memcpy(slots, set->fresh_slot, sizeof(slots));
+  set->fresh_count = 0;
+  pool = svn_pool_create(set->pool);
+  set->in_hook = TRUE;
+  for (k = 0; k < count; k++)
+    {
+      read_block_t *b = slots[k] == shared ? find_block(shared, starts[k])
+                                           : NULL;
+      unsigned char *copy;
+
+      if (b == NULL || b->len == 0)
+        continue;
+      copy = apr_pmemdup(pool, b->data, b->len);
+      svn_error_clear(set->hook(file, starts[k], copy, b->len, read_at,
+                                pool));
+      svn_pool_clear(pool);
+    }
+  set->in_hook = FALSE;
+  svn_pool_destroy(pool);
+}
+
 /* *BLOCK receives a block of SHARED holding the aligned block that
    contains OFFSET (< file size), read from disk if no block has it.  The
    read stops at the file size taken at open, so the tail block costs one
@@ -781,6 +858,7 @@ load_block(read_block_t **block, slot_file_t *shared, apr_off_t offset)
       b->start = -1;
       SVN_ERR(read_at(&b->len, shared, b->data, want, start));
       b->start = start;
+      b->offered = FALSE;
     }
   b->last_use = ++shared->set->clock;
   *block = b;
@@ -793,6 +871,7 @@ svn_fs_fs__revfile_read(void *buf, apr_size_t len,
 {
   slot_file_t *shared = shared_of(file);
   char *out = buf;
+  apr_off_t first = offset;
 
   SVN_ERR_ASSERT(shared != NULL);
   if (offset < 0 || offset > shared->file_size
@@ -810,21 +889,34 @@ svn_fs_fs__revfile_read(void *buf, apr_size_t len,
         return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
       return SVN_NO_ERROR;
     }
+  shared->set->noting = file->block_hook;
   while (len > 0)
     {
       read_block_t *block;
       apr_size_t at, n;
+      svn_error_t *err = load_block(&block, shared, offset);
 
-      SVN_ERR(load_block(&block, shared, offset));
+      if (err)
+        {
+          shared->set->noting = FALSE;
+          return svn_error_trace(err);
+        }
+      note_fresh(shared, block);
       at = (apr_size_t)(offset - block->start);
       if (at >= block->len)
-        return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
+        {
+          shared->set->noting = FALSE;
+          return svn_fs_fs__corrupt(NULL, NULL, "Revision file shrank");
+        }
       n = block->len - at < len ? block->len - at : len;
       memcpy(out, block->data + at, n);
       out += n;
       offset += n;
       len -= n;
     }
+  shared->set->noting = FALSE;
+  if (shared->set->fresh_count && !shared->set->in_hook)
+    run_block_hook(file, shared, first);
   return SVN_NO_ERROR;
 }
 
@@ -941,6 +1033,13 @@ svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
   *data = block->data + (offset - block->start);
   *len = block->len - (apr_size_t)(offset - block->start);
   return SVN_NO_ERROR;
+}
+
+void
+svn_fs_fs__revfile_set_block_hook(svn_fs_t *fs,
+                                  svn_fs_fs__revfile_block_hook_t hook)
+{
+  get_file_set(fs)->hook = hook;
 }
 
 apr_size_t

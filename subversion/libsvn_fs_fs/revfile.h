@@ -32,6 +32,13 @@ typedef struct svn_fs_fs__revfile_t
   svn_checksum_t *l2p_checksum;
   svn_checksum_t *p2l_checksum;
 
+  /* Block-read: blocks that reads through this handle fetch from disk
+     are handed to the block hook (svn_fs_fs__revfile_set_block_hook).
+     FALSE after opening; the owner of the hook sets it on the handles
+     of the item lookups it wants to follow, so that bulk reads (file
+     texts, indexes, pack copies) cost nothing extra. */
+  svn_boolean_t block_hook;
+
   /* Pool the handle and its buffers live in. */
   apr_pool_t *pool;
 
@@ -81,6 +88,23 @@ svn_error_t *
 svn_fs_fs__revfile_block(const unsigned char **data, apr_size_t *len,
                          apr_off_t *block_start, svn_fs_fs__revfile_t *file,
                          apr_off_t offset);
+
+/* Block-read (doc/architecture.md).  Called with FILE (a handle with
+   BLOCK_HOOK set that a copying read went through) after that read of
+   READ_AT got its bytes, for each aligned block of FILE the read touched
+   that the hook has not had since the block was last read from disk:
+   the block starts at BLOCK_START and DATA holds its LEN bytes (a copy
+   in SCRATCH_POOL).  Only files of committed revisions are reported; reads
+   the hook makes itself are not.  Its errors are ignored. */
+typedef svn_error_t *(*svn_fs_fs__revfile_block_hook_t)(
+  svn_fs_fs__revfile_t *file, apr_off_t block_start,
+  const unsigned char *data, apr_size_t len, apr_off_t read_at,
+  apr_pool_t *scratch_pool);
+
+/* Register HOOK (NULL: none) for the reads through FS's open files. */
+void
+svn_fs_fs__revfile_set_block_hook(svn_fs_t *fs,
+                                  svn_fs_fs__revfile_block_hook_t hook);
 
 /* Size of FILE's read blocks (fsfs.conf block-size, 64 KiB default). */
 apr_size_t

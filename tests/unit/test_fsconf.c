@@ -55,6 +55,7 @@ test_defaults(void **state)
       assert_false(ffd.compress_packed_revprops);
       assert_int_equal(ffd.revprop_pack_size, 16 * 1024);
       assert_int_equal(ffd.block_size, 64 * 1024);
+      assert_true(ffd.block_read);
       assert_int_equal(ffd.l2p_page_size, 8192);
       assert_int_equal(ffd.p2l_page_size, 1024 * 1024);
       assert_int_equal(ffd.delta_compression_level,
