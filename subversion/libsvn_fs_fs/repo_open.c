@@ -281,14 +281,19 @@ svn_fs_fs__open_repo_for_recovery(svn_fs_t *fs, const char *path,
   const char *repo_path = svn_fs_fs__repo_key_path(path, scratch_pool);
 
   /* Recovery rebuilds db/current, so it must not be needed here; a
-     missing min-unpacked-rev is likewise treated as "nothing packed". */
+     missing min-unpacked-rev is likewise treated as "nothing packed".
+     Only a missing one: taken as 0 after an I/O error, recover would look
+     for the packed revisions' files, find no r0 and report that instead
+     of the file it could not read. */
   SVN_ERR(open_db(fs, path, repo_path, scratch_pool));
   err = svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool);
-  if (err)
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
     {
       svn_error_clear(err);
       SVN_FS_FS__DATA(fs)->min_unpacked_rev = 0;
     }
+  else
+    SVN_ERR(err);
   return svn_error_trace(init_caches(fs, repo_path, scratch_pool));
 }
 

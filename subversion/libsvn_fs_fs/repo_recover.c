@@ -7,6 +7,7 @@
  *     compare with the old db/current
  *     check_revprops                 the youngest has its revprops
  *     svn_fs_fs__rep_cache_prune     no rows after the youngest
+ *     repair_txn_current             only if unreadable (TXN-2)
  *     rewrite db/current
  */
 #include <apr_strings.h>
@@ -23,6 +24,7 @@
 #include "repo.h"
 #include "node_walk.h"
 #include "repo_repcache.h"
+#include "txn_store.h"
 
 typedef struct recover_baton_t
 {
@@ -206,6 +208,74 @@ old_style_current(const char **text, recover_baton_t *b,
   return SVN_NO_ERROR;
 }
 
+/* Raise *MAX to the sequence number of every "<rev>-<seq>..." entry of
+   the directory DIR (a missing directory has none). */
+static svn_error_t *
+note_txn_names(apr_uint64_t *max, const char *dir, apr_pool_t *pool)
+{
+  apr_hash_t *entries;
+  apr_hash_index_t *hi;
+  svn_error_t *err = svn_io_get_dirents3(&entries, dir, TRUE, pool, pool);
+
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  for (hi = apr_hash_first(pool, entries); hi; hi = apr_hash_next(hi))
+    {
+      const char *name = apr_hash_this_key(hi);
+      const char *dash = strchr(name, '-'), *next;
+      apr_uint64_t seq;
+
+      if (dash && svn_fs_fs__txn_base36_parse(&seq, &next, dash + 1,
+                                              dash + 1 + strlen(dash + 1))
+          && seq >= *max)
+        *max = seq + 1;
+    }
+  return SVN_NO_ERROR;
+}
+
+/* TXN-2: a db/txn-current that cannot be parsed refuses every new
+   transaction (txn_store.c says so and points here).  Replace it with
+   the number after the highest one of a transaction still on disk, so
+   that no live transaction's name can be handed out again.  Names of
+   finished transactions may be used again, which is harmless: FSFS
+   formats 1 and 2 reuse them by design (OLD-4).  A readable file is left
+   alone (we hold its lock: nobody is taking a number). */
+static svn_error_t *
+repair_txn_current(svn_fs_t *fs, apr_pool_t *pool)
+{
+  const char *path = svn_fs_fs__path_db(fs, "txn-current", pool);
+  svn_stringbuf_t *text;
+  apr_uint64_t seq = 0;
+  char buf[SVN_INT64_BUFFER_SIZE + 1];
+  apr_size_t len;
+  svn_error_t *err;
+
+  if (SVN_FS_FS__DATA(fs)->format < SVN_FS_FS__MIN_TXN_CURRENT_FORMAT)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__txn_file_read(&text, path, pool));
+  if (text)
+    {
+      err = svn_fs_fs__txn_current_parse(&seq, text->data, text->len, path);
+      if (!err)
+        return SVN_NO_ERROR;
+      svn_error_clear(err);
+      seq = 0;
+    }
+  SVN_ERR(note_txn_names(&seq, svn_fs_fs__path_db(fs, "transactions", pool),
+                         pool));
+  SVN_ERR(note_txn_names(&seq, svn_fs_fs__path_db(fs, "txn-protorevs",
+                                                  pool),
+                         pool));
+  len = svn__ui64tobase36(buf, seq);
+  buf[len++] = '\n';
+  return svn_error_trace(svn_io_write_atomic2(path, buf, len, NULL, TRUE,
+                                              pool));
+}
+
 static svn_error_t *
 recover_locked(void *baton, apr_pool_t *pool)
 {
@@ -224,6 +294,7 @@ recover_locked(void *baton, apr_pool_t *pool)
                              "but found %ld", youngest, current);
   SVN_ERR(check_revprops(fs, youngest, pool));
   SVN_ERR(svn_fs_fs__rep_cache_prune(fs->path, youngest, pool));
+  SVN_ERR(repair_txn_current(fs, pool));
   if (SVN_FS_FS__DATA(fs)->format < SVN_FS_FS__MIN_NEW_IDS_FORMAT)
     SVN_ERR(old_style_current(&text, b, youngest, pool));
   else

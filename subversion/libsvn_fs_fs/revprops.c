@@ -82,6 +82,17 @@ manifest_first_rev(svn_fs_t *fs, svn_revnum_t rev)
   return start == 0 ? 1 : start;
 }
 
+/* How many lines the manifest of REV's packed shard has: one per
+   revision of the shard, but shard 0 keeps r0 unpacked (RPPACK-1). */
+static int
+manifest_lines(svn_fs_t *fs, svn_revnum_t rev)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  return (int)(svn_fs_fs__shard_start(fs, rev) + ffd->max_files_per_dir
+               - manifest_first_rev(fs, rev));
+}
+
 /* db/revprops/<shard>.pack/<NAME> */
 static const char *
 pack_file_path(svn_fs_t *fs, svn_revnum_t rev, const char *name,
@@ -913,7 +924,9 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
    without it when a neighbouring line leads to REV's pack (read_packed),
    verify reports it (RPPACK-1, RPPACK-2: also when it names a pack that
    does not exist or does not hold REV), and wants the order of the lines
-   to hold between REV - 1 and REV (RPPACK-3). */
+   to hold between REV - 1 and REV (RPPACK-3) and no more lines than the
+   shard has revisions (RPPACK-1: a duplicated line shifts the lines after
+   it, which readers survive through the packs' own headers). */
 static svn_error_t *
 verify_manifest_line(svn_fs_t *fs, svn_revnum_t rev,
                      apr_pool_t *scratch_pool)
@@ -931,7 +944,12 @@ verify_manifest_line(svn_fs_t *fs, svn_revnum_t rev,
   if (slot == NULL)
     return SVN_NO_ERROR;
   where = svn_dirent_local_style(slot->held.path, scratch_pool);
-  err = svn_fs_fs__revprop_manifest_get(&entry, &slot->manifest, rev, where);
+  err = svn_fs_fs__revprop_manifest_check_count(&slot->manifest,
+                                                manifest_lines(fs, rev),
+                                                where);
+  if (!err)
+    err = svn_fs_fs__revprop_manifest_get(&entry, &slot->manifest, rev,
+                                          where);
   if (!err)
     err = svn_fs_fs__revprop_manifest_check_order(&slot->manifest, rev,
                                                   where);
@@ -949,6 +967,13 @@ verify_manifest_line(svn_fs_t *fs, svn_revnum_t rev,
                                    svn_fs_fs__revprop_pack_name(
                                      &entry, scratch_pool), rev);
   return svn_error_trace(not_held);
+}
+
+svn_error_t *
+svn_fs_fs__verify_revprop_manifest(svn_fs_t *fs, svn_revnum_t rev,
+                                   apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(verify_manifest_line(fs, rev, scratch_pool));
 }
 
 svn_error_t *
@@ -1143,8 +1168,11 @@ write_packed(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
     return svn_error_trace(write_pack_file(fs, rev, &entry, dumps, 0,
                                            pack.count - 1, TRUE,
                                            scratch_pool));
-  /* ... but a split writes a new manifest: every line must be sound, or
-     we would spread the damage (RPPACK-7). */
+  /* ... but a split writes a new manifest: every line must be sound, and
+     no line too many, or we would spread the damage (RPPACK-7). */
+  SVN_ERR(svn_fs_fs__revprop_manifest_check_count(&manifest,
+                                                  manifest_lines(fs, rev),
+                                                  where));
   SVN_ERR(svn_fs_fs__revprop_manifest_parse(&entries, text->data, text->len,
                                             manifest_first_rev(fs, rev),
                                             where, scratch_pool));

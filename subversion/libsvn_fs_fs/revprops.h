@@ -20,6 +20,13 @@ svn_error_t *
 svn_fs_fs__verify_revprops(svn_fs_t *fs, svn_revnum_t rev,
                            apr_pool_t *scratch_pool);
 
+/* The part of svn_fs_fs__verify_revprops that checks the manifest of
+   REV's packed shard, if REV is packed: REV's line (RPPACK-1..3) and the
+   number of lines (RPPACK-1). */
+svn_error_t *
+svn_fs_fs__verify_revprop_manifest(svn_fs_t *fs, svn_revnum_t rev,
+                                   apr_pool_t *scratch_pool);
+
 /* Replace the revprops of REV with PROPLIST (under the write lock). */
 svn_error_t *
 svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,

@@ -132,6 +132,24 @@ svn_fs_fs__revprop_manifest_check_order(
 }
 
 svn_error_t *
+svn_fs_fs__revprop_manifest_check_count(
+  const svn_fs_fs__revprop_manifest_t *manifest, int expected,
+  const char *where)
+{
+  /* Fewer lines leave a revision without one, which
+     svn_fs_fs__revprop_manifest_get reports for that revision.  More
+     lines (a duplicated one, say) shift the lines after it to the wrong
+     revisions; stock refuses the shard then, with SVN_ERR_FS_CORRUPT. */
+  if (manifest->count > expected)
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT, "RPPACK-1", where,
+                                   "Packed revprop manifest for r%ld has "
+                                   "too many entries (%d lines for %d "
+                                   "revisions)", manifest->first_rev,
+                                   manifest->count, expected);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
 svn_fs_fs__revprop_manifest_parse(apr_array_header_t **entries,
                                   const char *data, apr_size_t len,
                                   svn_revnum_t first_rev, const char *where,

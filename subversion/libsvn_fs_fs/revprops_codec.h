@@ -53,6 +53,17 @@ svn_fs_fs__revprop_manifest_check_order(
   const svn_fs_fs__revprop_manifest_t *manifest, svn_revnum_t rev,
   const char *where);
 
+/* RPPACK-1 for the manifest as a whole: no more lines than EXPECTED, the
+   revisions of its shard (a missing line is its revision's error, from
+   svn_fs_fs__revprop_manifest_get).  For verification and for writers
+   that replace the manifest; readers do not need it.
+   Errors: SVN_ERR_FS_CORRUPT (stock's code for a manifest with too many
+   entries) naming the manifest's first revision. */
+svn_error_t *
+svn_fs_fs__revprop_manifest_check_count(
+  const svn_fs_fs__revprop_manifest_t *manifest, int expected,
+  const char *where);
+
 /* Parse a whole manifest whose first line describes FIRST_REV into
    *ENTRIES (array of svn_fs_fs__revprop_manifest_entry_t, one per
    revision, in RESULT_POOL), as a writer that replaces the manifest needs

@@ -313,11 +313,18 @@ bump_txn_current(apr_uint64_t *seq, svn_fs_t *fs, apr_pool_t *pool)
   svn_stringbuf_t *text;
   char buf[SVN_INT64_BUFFER_SIZE + 1];
   apr_size_t len;
+  svn_error_t *err;
 
   /* The lock is released when POOL is destroyed by our caller. */
   SVN_ERR(svn_io_file_lock2(lock, TRUE, FALSE, pool));
   SVN_ERR(svn_stringbuf_from_file2(&text, path, pool));
-  SVN_ERR(svn_fs_fs__txn_current_parse(seq, text->data, text->len, path));
+  err = svn_fs_fs__txn_current_parse(seq, text->data, text->len, path);
+  /* Refuse rather than guess (stock reads what base-36 digits it finds,
+     an empty file as 0): a guess could hand out the name of a
+     transaction still in use.  recover knows which are. */
+  if (err)
+    return svn_error_quick_wrap(err, "No transaction can be started until "
+                                "'svnadmin recover' repairs db/txn-current");
   if (*seq == APR_UINT64_MAX)
     return svn_fs_fs__corrupt("TXN-2", path, "txn-current overflows");
   len = svn__ui64tobase36(buf, *seq + 1);

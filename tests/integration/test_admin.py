@@ -449,7 +449,45 @@ def check_recover(tc, ds, v):
 
 
 class Recover(unittest.TestCase):
-    pass
+    def test_admin_recover_garbage_txn_current(self):
+        """A db/txn-current that does not parse (TXN-2).  Stock reads the
+        base-36 digits it finds ("zz!!" as zz, an empty file as 0) and
+        commits on; ours refuses every new transaction, naming the file
+        and the rule, rather than guess a number that may be a live
+        transaction's, and says that `svnadmin recover` repairs it:
+        recover writes the number after every transaction still on disk
+        (and leaves a readable file alone)."""
+        ref, mine = fresh("gen", "f8p", "tc-stock"), fresh("gen", "f8p", "tc-ours")
+        tc = os.path.join(mine, "db", "txn-current")
+        before = read(tc)
+        recover_pair(self, ref, mine, "healthy, before the damage")
+        self.assertEqual(read(tc), before, "recover rewrote a sound txn-current")
+        y = T.stock("svnlook", "youngest", mine).stdout
+        for r in (ref, mine):
+            write(os.path.join(r, "db", "txn-current"), b"zz!!\n")
+        commit = ("svnmucc", "-m", "m", "mkdir", "tc-dir", "-U")
+        a = T.stock(*commit, T.url(ref))
+        self.assertEqual(a.returncode, 0, T.describe(a))      # stock guesses
+        self.assertEqual(read(os.path.join(ref, "db", "txn-current")), b"100\n")
+        b = T.ours(*commit, T.url(mine))
+        self.assertNotEqual(b.returncode, 0)
+        self.assertIn(b"E160004", b.stderr)
+        self.assertRegex(b.stderr, rb"db/txn-current, rule TXN-2\)")
+        self.assertIn(b"'svnadmin recover' repairs db/txn-current", b.stderr)
+        self.assertEqual(read(tc), b"zz!!\n")
+        self.assertEqual(T.stock("svnlook", "youngest", mine).stdout, y)
+        self.assertEqual(T.stock("svnadmin", "lstxns", mine).stdout, b"")
+        # Transactions still on disk: the repaired number comes after them.
+        rev = y.strip().decode()
+        os.mkdir(os.path.join(mine, "db", "transactions", rev + "-2s.txn"))
+        write(os.path.join(mine, "db", "txn-protorevs", rev + "-3b.rev"), b"")
+        b = T.ours("svnadmin", "recover", mine)
+        self.assertEqual(b.returncode, 0, T.describe(b))
+        self.assertEqual(read(tc), b"3c\n")
+        b = T.ours(*commit, T.url(mine))
+        self.assertEqual(b.returncode, 0, T.describe(b))
+        self.assertEqual(read(tc), b"3d\n")
+        verify_ok(self, mine, "ours after the repaired txn-current")
 
 
 # ---- info, setuuid, freeze, create ----------------------------------------------

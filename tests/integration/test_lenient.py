@@ -135,10 +135,7 @@ class RevpropManifest(unittest.TestCase):
                     self.assertEqual(normalised(mine, repos[1]),
                                      normalised(ref, repos[0]))
         # Revisions other than the broken one verify; the broken one is
-        # reported, with its rule and revision (where verify reads
-        # revprops: logical addressing, REVPROP-5).
-        if v == "f6p":
-            return
+        # reported, with its rule and revision (both addressing modes).
         p = T.ours("svnadmin", "verify", "-q", "-r", str(broken_rev + 1),
                    repos[1])
         self.assertEqual(p.returncode, 0, T.describe(p))
@@ -168,6 +165,38 @@ class RevpropManifest(unittest.TestCase):
                               + lines[3:])
         for v in ("f6p", "f7p"):
             self.check(v, merge, 5)
+
+    def test_lenient_revprop_manifest_duplicated_line(self):
+        # r5's line twice: every later line moves down by one and the
+        # manifest has 5 lines for the 4 revisions of shard 1.  Stock
+        # refuses the shard ("has too many entries"); ours still serves
+        # each revision from the pack whose header holds it, but verify
+        # must report the extra line, with stock's error code (E160004),
+        # the rule and the file -- for any revision of the shard.
+        def duplicate(d):
+            lines = d.split(b"\n")
+            return b"\n".join(lines[:2] + lines[1:])
+        for v in ("f6p", "f7p"):
+            repos = pair(v, "rpdup")
+            damage(repos, rp_manifest(1), duplicate)
+            for args in (["log", "-v"], ["log", "-r", "6"],
+                         ["propget", "--revprop", "-r", "7", "svn:author"]):
+                with self.subTest(variant=v, args=args):
+                    mine = both(repos, *args)[1]
+                    self.assertEqual(mine.returncode, 0, T.describe(mine))
+                    self.assertEqual(normalised(mine, repos[1]),
+                                     pristine(v, *args))
+            ref = T.stock("svnadmin", "verify", "-q", repos[0])
+            self.assertIn(b"E160004", ref.stderr, T.describe(ref))
+            self.assertIn(b"too many entries", ref.stderr)
+            for rng in ([], ["-r", "6"]):
+                with self.subTest(variant=v, verify=rng):
+                    p = T.ours("svnadmin", "verify", "-q", *rng, repos[1])
+                    self.assertNotEqual(p.returncode, 0)
+                    self.assertIn(b"E160004", p.stderr)
+                    self.assertIn(b"too many entries", p.stderr)
+                    self.assertRegex(p.stderr, rb"1\.pack.manifest, rule "
+                                     rb"RPPACK-1\)")
 
 
 class LazyRoot(unittest.TestCase):

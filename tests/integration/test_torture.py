@@ -125,6 +125,20 @@ class Regressions(unittest.TestCase):
                 self.assertNotEqual(outcome, "FAIL",
                                     "%s n=%d %s: %s" % (mode, n, call, detail))
 
+    def test_torture_recover_min_unpacked_rev_error_names_file(self):
+        # Found while checking run 7's TOLERATED points: recover took an
+        # unreadable db/min-unpacked-rev (EIO, not only a missing file) as
+        # "nothing packed", looked for r0's file, which the pack removed,
+        # and failed with "No revision files found, not even r0", naming
+        # no file (stock: "Can't open file '.../db/min-unpacked-rev'").
+        # The recover template has shard 0 packed since.
+        call, arg, rc, outcome, detail = self.aimed("recover", "eio",
+                                                    "min-unpacked-rev")
+        self.assertIn("db/min-unpacked-rev", arg)
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(outcome, "OK", detail)
+        self.assertRegex(detail, r"'[^']*/repo/db/min-unpacked-rev'")
+
 
 def _add(campaign, name):
     def test(self):

@@ -231,6 +231,40 @@ test_manifest_order(void **state)
   svn_pool_destroy(pool);
 }
 
+/* RPPACK-1 for the whole manifest: a duplicated line gives one line more
+   than the shard has revisions (every line still parses, so the per-line
+   checks pass); a full manifest and a short one (whose missing line is
+   that revision's own error) are not this check's business. */
+static void
+test_manifest_count(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  svn_fs_fs__revprop_manifest_t manifest;
+  const char *full = "4.0\n4.0\n6.0\n6.0\n";
+  const char *duplicated = "4.0\n4.0\n4.0\n6.0\n6.0\n";
+  const char *short_one = "4.0\n4.0\n6.0\n";
+  svn_revnum_t rev;
+
+  svn_fs_fs__revprop_manifest_index(&manifest, full, strlen(full), 4, pool);
+  assert_null(svn_fs_fs__revprop_manifest_check_count(&manifest, 4, "t"));
+  svn_fs_fs__revprop_manifest_index(&manifest, short_one, strlen(short_one),
+                                    4, pool);
+  assert_null(svn_fs_fs__revprop_manifest_check_count(&manifest, 4, "t"));
+  svn_fs_fs__revprop_manifest_index(&manifest, duplicated,
+                                    strlen(duplicated), 4, pool);
+  for (rev = 4; rev < 8; rev++)
+    {
+      svn_fs_fs__revprop_manifest_entry_t entry;
+
+      assert_null(svn_fs_fs__revprop_manifest_get(&entry, &manifest, rev,
+                                                  "t"));
+    }
+  vector_check_error(svn_fs_fs__revprop_manifest_check_count(&manifest, 4,
+                                                             "t"),
+                     SVN_ERR_FS_CORRUPT, "RPPACK-1", "duplicated");
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -240,6 +274,7 @@ main(void)
     cmocka_unit_test(test_pack_round_trip),
     cmocka_unit_test(test_manifest_per_line),
     cmocka_unit_test(test_manifest_order),
+    cmocka_unit_test(test_manifest_count),
   };
 
   apr_initialize();
