@@ -10,7 +10,7 @@
  * (PACK-6).  So the packer hands each directory to a remover and only
  * waits for it at the very end.
  *
- * The remover thread touches nothing but the paths it is given: no
+ * The remover's threads touch nothing but the paths they are given: no
  * svn_fs_t, no pool of the caller's.
  */
 #ifndef FSFS7_PACK_REMOVE_H
@@ -27,17 +27,18 @@ typedef struct svn_fs_fs__remover_t svn_fs_fs__remover_t;
 svn_error_t *
 svn_fs_fs__remover_create(svn_fs_fs__remover_t **remover, apr_pool_t *pool);
 
-/* Remove every entry of directory DIR except the one named KEEP (NULL:
-   none), then DIR itself unless something was kept.  A DIR that does not
-   exist is fine.  Returns at once; errors come from _finish (or from here
-   when the remover works synchronously or already failed). */
+/* Remove every entry of directory DIR except the one named KEEP, then DIR
+   itself if KEEP is NULL.  A DIR that does not exist is fine.  Returns at
+   once; errors come from _finish (or from here when the remover works
+   synchronously). */
 svn_error_t *
 svn_fs_fs__remover_add(svn_fs_fs__remover_t *remover, const char *dir,
                        const char *keep, apr_pool_t *scratch_pool);
 
-/* Wait until everything added is removed and stop the thread.  Returns
-   the first failure (naming its path); later directories are not touched
-   after a failure.  Safe to call more than once. */
+/* Wait until everything added is removed and stop the threads.  Returns
+   the first failure (naming its path); parts of directories that no
+   thread had started by then are not touched.  Safe to call more than
+   once. */
 svn_error_t *
 svn_fs_fs__remover_finish(svn_fs_fs__remover_t *remover);
 
