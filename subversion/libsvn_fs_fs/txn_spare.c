@@ -595,22 +595,6 @@ push_file(const char *dir, char *name)
   return SVN_NO_ERROR;
 }
 
-/* A fresh spare name of DIR into *NAME (malloc), or NULL. */
-static svn_error_t *
-new_name(char **name, const char *dir)
-{
-  spare_files_t *f = apr_hash_get(files_by_dir, dir, APR_HASH_KEY_STRING);
-  char buf[32];
-
-  *name = NULL;
-  if (f && f->count < f->room)
-    {
-      snprintf(buf, sizeof(buf), "spare.%d", f->next_index++);
-      *name = strdup(buf);
-    }
-  return SVN_NO_ERROR;
-}
-
 svn_error_t *
 svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
                           const char *path, apr_pool_t *scratch_pool)
@@ -679,7 +663,7 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
                                   svn_boolean_t flush, const char *spare_dir,
                                   apr_pool_t *scratch_pool)
 {
-  char *name = NULL, *old_name = NULL;
+  char *name = NULL;
   const char *tmp;
   apr_file_t *file;
   svn_error_t *err;
@@ -711,20 +695,14 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
   SVN_ERR(svn_io_file_close(file, scratch_pool));
   if (copy_perms_path)
     SVN_ERR(svn_io_copy_perms(copy_perms_path, tmp, scratch_pool));
-  /* The file being replaced stays as a spare instead of being freed. */
-  SVN_MUTEX__WITH_LOCK(spare_mutex, new_name(&old_name, spare_dir));
-  if (old_name
-      && link(path, svn_dirent_join(spare_dir, old_name, scratch_pool)) != 0)
-    {
-      free(old_name);
-      old_name = NULL;
-    }
+  /* The file being replaced is freed, never kept as a spare: a reader
+     may hold it open (stock and fsfs7 open db/current, then read it), and
+     a spare's bytes are overwritten by the next transaction -- that
+     reader would read a node-revision where it expects a number. */
   if (rename(tmp, path) != 0)
     {
       apr_status_t status = apr_get_os_error();
 
-      if (old_name)
-        SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(spare_dir, old_name));
       if (APR_STATUS_IS_ENOENT(status)
           && access(svn_dirent_dirname(path, scratch_pool), F_OK) == 0)
         /* SPARE_DIR was only peeked at (txn-current): another thread
@@ -738,8 +716,6 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
                                 svn_dirent_local_style(tmp, scratch_pool),
                                 svn_dirent_local_style(path, scratch_pool));
     }
-  if (old_name)
-    SVN_MUTEX__WITH_LOCK(spare_mutex, push_file(spare_dir, old_name));
   if (flush)
     SVN_ERR(sync_dir(svn_dirent_dirname(path, scratch_pool), scratch_pool));
   return SVN_NO_ERROR;

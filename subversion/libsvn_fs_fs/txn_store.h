@@ -452,9 +452,9 @@ svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
 
 /* Replace PATH atomically and, with FLUSH, durably by LEN bytes at DATA
    like svn_io_write_atomic2 (same steps and flushes), but with a spare
-   file of SPARE_DIR as the temporary file and the replaced file kept as
-   a spare of SPARE_DIR.  Without a spare (or SPARE_DIR NULL): exactly
-   svn_io_write_atomic2. */
+   file of SPARE_DIR as the temporary file.  The replaced file is freed,
+   not kept: readers may hold it open.  Without a spare (or SPARE_DIR
+   NULL): exactly svn_io_write_atomic2. */
 svn_error_t *
 svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
                                   apr_size_t len,

@@ -264,6 +264,20 @@ class WriteTests(unittest.TestCase):
     def test_write_load_gen_f7(self):
         self.load_and_compare("gen", 7, "load")
 
+    def test_write_held_current_keeps_its_bytes(self):
+        """A reader that opened db/current before commits reads what it
+        opened: the file a commit replaces must not be recycled as a
+        spare, whose bytes a later transaction overwrites (it was: the
+        held descriptor then read a node-revision or another number)."""
+        ref = DS["gen"].repos["f7"]
+        repo = create("held-current-f7", 7)
+        with open(os.path.join(repo, "db", "current"), "rb") as held:
+            p = T.run(["svnadmin", "load", "-q", repo], ours=True,
+                      input=dump(ref, "-r0:8"))
+            self.assertEqual(p.returncode, 0, T.describe(p))
+            self.assertEqual(youngest(repo), 8)
+            self.assertEqual(held.read(), b"0\n")
+
     def test_write_load_gen_prefix_f6(self):
         self.load_and_compare("gen", 6, "prefix", upto=QUICK_PREFIX)
 
