@@ -166,7 +166,9 @@ write_rep_bytes(svn_fs_fs__rep_write_result_t *result, commit_ctx_t *ctx,
   SVN_ERR(svn_fs_fs__delta_base_open(&base, ctx->fs, base_rep, scratch_pool,
                                      scratch_pool));
   SVN_ERR(svn_fs_fs__rep_writer_open(&writer, ctx->protorev->file, base,
-                                     &options, scratch_pool, scratch_pool));
+                                     &options,
+                                     svn_fs_fs__rep_write_space_get(ctx->fs),
+                                     scratch_pool, scratch_pool));
   return svn_error_trace(svn_fs_fs__rep_writer_write_all(
                            result, writer, contents->data, contents->len,
                            scratch_pool));
