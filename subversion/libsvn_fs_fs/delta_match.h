@@ -37,11 +37,15 @@ typedef struct svn_fs_fs__delta_op_t
 } svn_fs_fs__delta_op_t;
 
 /* Reusable matcher state: hash tables sized for the largest window seen
-   so far and the instruction array.  Not thread-safe; one per writer. */
+   so far and the instruction array.  Not thread-safe; one writer at a
+   time (a matcher may serve many writers one after the other, see
+   svn_fs_fs__delta_matcher_reset). */
 typedef struct svn_fs_fs__delta_matcher_t svn_fs_fs__delta_matcher_t;
 
-/* A new matcher whose tables live in RESULT_POOL (they grow to fit the
-   largest window and are reused after that).  Copies from the source view
+/* A new matcher in RESULT_POOL.  Its tables are heap memory that grows to
+   fit the largest window and is reused after that; it is freed when
+   RESULT_POOL is cleared (growing through the pool would leave every
+   smaller table behind in a long-lived matcher).  Copies from the source view
    shorter than MIN_SOURCE_MATCH bytes and copies from the target shorter
    than MIN_TARGET_MATCH are left as literals (values below 8, the hashed
    key length, count as 8): a short copy can cost more than the literal
@@ -50,6 +54,15 @@ svn_fs_fs__delta_matcher_t *
 svn_fs_fs__delta_matcher_create(apr_size_t min_source_match,
                                 apr_size_t min_target_match,
                                 apr_pool_t *result_pool);
+
+/* Make MATCHER start a new delta stream with the given minimum copy
+   lengths (as for svn_fs_fs__delta_matcher_create): it forgets the hint
+   it carries from window to window, so that its output for the new
+   stream is what a fresh matcher would produce.  Its memory is kept. */
+void
+svn_fs_fs__delta_matcher_reset(svn_fs_fs__delta_matcher_t *matcher,
+                               apr_size_t min_source_match,
+                               apr_size_t min_target_match);
 
 /* Find instructions that turn SOURCE (SOURCE_LEN bytes, may be NULL when
    SOURCE_LEN is 0) into TARGET (TARGET_LEN bytes).  *OPS is set to an

@@ -309,6 +309,10 @@ typedef struct svn_fs_fs__data_t
      see new_mutable_rep. */
   svn_fs_fs__rep_t *txn_mutable_rep;
 
+  /* Working memory lent to rep writers one at a time (rep_write.c);
+     NULL until the first rep is written. */
+  struct svn_fs_fs__rep_write_space_t *rep_write_space;
+
   /* Sorted listings of the mutable directories of one transaction, kept
      by node.c (txn_dir_cache_t there); NULL until first needed. */
   struct svn_fs_fs__txn_dir_cache_t *txn_dir_cache;

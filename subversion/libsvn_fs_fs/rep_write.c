@@ -35,6 +35,25 @@
 /* Fulltext bytes per svndiff window (and per PLAIN write). */
 #define WINDOW_SIZE SVN_FS_FS__DELTA_WINDOW_SIZE
 
+/* The memory a writer works in.  One space per svn_fs_t serves all its
+   writers one after the other (a writer opened while another holds it
+   gets a private one): with a space per writer, each large text grew its
+   own matcher tables, section and window buffers in the writer's pool,
+   and the allocator's free lists kept several such sets resident -- 1.7
+   MB of tables alone at the peak of a maven-small load.  Buffers grow
+   with what they hold, up to a window: a load writes mostly small texts
+   and listings.  The space is reference-counted (the svn_fs_t, the
+   writer using it) because their pools may go in either order. */
+struct svn_fs_fs__rep_write_space_t
+{
+  apr_pool_t *pool;                        /* own root pool */
+  int refs;
+  svn_boolean_t busy;                      /* a writer uses it */
+  svn_fs_fs__svndiff_encoder_t *encoder;   /* NULL until a DELTA rep */
+  svn_fs_fs__heapbuf_t window;             /* gathered fulltext, < W */
+  svn_fs_fs__heapbuf_t source;             /* current source view */
+};
+
 struct svn_fs_fs__rep_writer_t
 {
   apr_file_t *file;
@@ -45,14 +64,11 @@ struct svn_fs_fs__rep_writer_t
   svn_stream_t *base;
   svn_filesize_t base_pos;
 
-  /* Buffers grow with what they hold, up to a window: a load writes
-     mostly small texts and listings, and three full-window buffers per
-     rep (plus the matcher's tables for them) made fsfs7's peak RSS
-     exceed stock's. */
+  /* Borrowed until finished (or the writer's pool is cleared). */
+  svn_fs_fs__rep_write_space_t *space;
   svn_fs_fs__svndiff_encoder_t *encoder;   /* NULL for PLAIN */
-  svn_stringbuf_t *window;                 /* gathered fulltext, < W */
-  svn_stringbuf_t *source;                 /* current source view */
-  svn_stringbuf_t *out;                    /* encoded window */
+  svn_fs_fs__heapbuf_t *window;            /* in SPACE */
+  svn_fs_fs__heapbuf_t *source;            /* in SPACE */
 
   svn_checksum_ctx_t *md5;
   svn_checksum_ctx_t *sha1;
@@ -84,8 +100,105 @@ svn_fs_fs__rep_write_options_init(svn_fs_fs__rep_write_options_t *options,
 static svn_error_t *
 write_bytes(svn_fs_fs__rep_writer_t *w, const void *data, apr_size_t len)
 {
+  if (len == 0)
+    return SVN_NO_ERROR;
   return svn_error_trace(svn_io_file_write_full(w->file, data, len, NULL,
                                                 w->pool));
+}
+
+/* A new space with one reference. */
+static svn_fs_fs__rep_write_space_t *
+space_create(void)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  svn_fs_fs__rep_write_space_t *space = apr_pcalloc(pool, sizeof(*space));
+
+  space->pool = pool;
+  space->refs = 1;
+  return space;
+}
+
+/* Pool cleanup: drop a reference to the space BATON, freeing it with
+   the last one. */
+static apr_status_t
+space_unref(void *baton)
+{
+  svn_fs_fs__rep_write_space_t *space = baton;
+
+  if (--space->refs > 0)
+    return APR_SUCCESS;
+  svn_fs_fs__heapbuf_free(&space->window);
+  svn_fs_fs__heapbuf_free(&space->source);
+  svn_pool_destroy(space->pool);         /* and the encoder with it */
+  return APR_SUCCESS;
+}
+
+svn_fs_fs__rep_write_space_t *
+svn_fs_fs__rep_write_space_create(apr_pool_t *owner_pool)
+{
+  svn_fs_fs__rep_write_space_t *space = space_create();
+
+  apr_pool_cleanup_register(owner_pool, space, space_unref,
+                            apr_pool_cleanup_null);
+  return space;
+}
+
+svn_fs_fs__rep_write_space_t *
+svn_fs_fs__rep_write_space_get(svn_fs_t *fs)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  if (!ffd->rep_write_space)
+    ffd->rep_write_space = svn_fs_fs__rep_write_space_create(fs->pool);
+  return ffd->rep_write_space;
+}
+
+/* Pool cleanup of a writer (BATON): hand its space back. */
+static apr_status_t
+release_space(void *baton)
+{
+  svn_fs_fs__rep_writer_t *w = baton;
+
+  w->space->busy = FALSE;
+  return space_unref(w->space);
+}
+
+/* Give W SHARED if that is idle, else a private space, until W is
+   finished or its pool cleared; set up its buffers and, unless PLAIN,
+   an encoder for a new stream. */
+static svn_error_t *
+take_space(svn_fs_fs__rep_writer_t *w, svn_fs_fs__rep_write_space_t *shared)
+{
+  svn_fs_fs__rep_write_space_t *space;
+
+  if (shared && !shared->busy)
+    {
+      space = shared;
+      space->refs++;
+    }
+  else
+    space = space_create();
+  space->busy = TRUE;
+  w->space = space;
+  apr_pool_cleanup_register(w->pool, w, release_space,
+                            apr_pool_cleanup_null);
+  w->window = &space->window;
+  w->source = &space->source;
+  w->window->len = 0;
+  w->source->len = 0;
+  if (w->options.plain)
+    return SVN_NO_ERROR;
+  if (space->encoder)
+    SVN_ERR(svn_fs_fs__svndiff_encoder_reset(space->encoder,
+                                             w->options.svndiff_version,
+                                             w->options.zlib_level));
+  else
+    SVN_ERR(svn_fs_fs__svndiff_encoder_create(&space->encoder,
+                                              w->options.svndiff_version,
+                                              w->options.zlib_level,
+                                              space->pool));
+  w->encoder = space->encoder;
+  return SVN_NO_ERROR;
 }
 
 /* The header line of the rep being opened (REP-2). */
@@ -112,6 +225,7 @@ svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
                            apr_file_t *file,
                            const svn_fs_fs__rep_write_base_t *base,
                            const svn_fs_fs__rep_write_options_t *options,
+                           svn_fs_fs__rep_write_space_t *space,
                            apr_pool_t *result_pool,
                            apr_pool_t *scratch_pool)
 {
@@ -125,7 +239,7 @@ svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
   w->options = *options;
   w->pool = result_pool;
   w->base = base ? base->fulltext : NULL;
-  w->window = svn_stringbuf_create_empty(result_pool);
+  SVN_ERR(take_space(w, space));
   w->md5 = svn_checksum_ctx_create(svn_checksum_md5, result_pool);
   w->sha1 = svn_checksum_ctx_create(svn_checksum_sha1, result_pool);
   SVN_ERR(svn_io_file_get_offset(&w->offset, file, scratch_pool));
@@ -134,12 +248,6 @@ svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
   w->header_len = header->len;
   if (!options->plain)
     {
-      SVN_ERR(svn_fs_fs__svndiff_encoder_create(&w->encoder,
-                                                options->svndiff_version,
-                                                options->zlib_level,
-                                                result_pool));
-      w->source = svn_stringbuf_create_empty(result_pool);
-      w->out = svn_stringbuf_create_empty(result_pool);
       svn_fs_fs__svndiff_encode_header(header, w->encoder);
       w->data_len = header->len - w->header_len;
     }
@@ -148,25 +256,16 @@ svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
   return SVN_NO_ERROR;
 }
 
-/* Make *BUF (in POOL) hold at least NEED bytes, NEED <= a window: at
-   least double its capacity, so that a buffer filled in small steps is
-   reallocated only a few times, but never beyond a window (which
-   svn_stringbuf_ensure's doubling would do). */
+/* Make BUF hold at least NEED bytes, NEED <= a window: at least double
+   its capacity, so that a buffer filled in small steps is reallocated
+   only a few times, but never beyond a window. */
 static void
-grow(svn_stringbuf_t **buf, apr_size_t need, apr_pool_t *pool)
+grow(svn_fs_fs__heapbuf_t *buf, apr_size_t need)
 {
-  apr_size_t want = (*buf)->blocksize * 2 > need ? (*buf)->blocksize * 2
-                                                 : need;
-  svn_stringbuf_t *fresh;
+  apr_size_t want = buf->capacity * 2 > need ? buf->capacity * 2 : need;
 
-  if (need < (*buf)->blocksize)
-    return;
-  fresh = svn_stringbuf_create_ensure(want < WINDOW_SIZE ? want
-                                                         : WINDOW_SIZE,
-                                      pool);
-  memcpy(fresh->data, (*buf)->data, (*buf)->len + 1);
-  fresh->len = (*buf)->len;
-  *buf = fresh;
+  if (need > buf->capacity)
+    svn_fs_fs__heapbuf_reserve(buf, want < WINDOW_SIZE ? want : WINDOW_SIZE);
 }
 
 /* Read the base's next window into W->source (empty once the base has
@@ -177,34 +276,32 @@ static svn_error_t *
 read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w,
                  apr_size_t hint)
 {
+  svn_fs_fs__heapbuf_t *src = w->source;
   apr_size_t len;
 
   *sview_offset = w->base_pos;
-  svn_stringbuf_setempty(w->source);
+  src->len = 0;
   if (!w->base)
     return SVN_NO_ERROR;
-  grow(&w->source, hint > 4096 ? hint : 4096, w->pool);
+  grow(src, hint > 4096 ? hint : 4096);
   do
     {
-      apr_size_t want = (w->source->blocksize - 1 < WINDOW_SIZE
-                         ? w->source->blocksize - 1 : WINDOW_SIZE)
-                        - w->source->len;
+      apr_size_t want = src->capacity - src->len;
+
       len = want;
-      SVN_ERR(svn_stream_read_full(w->base, w->source->data + w->source->len,
-                                   &len));
-      w->source->len += len;
+      SVN_ERR(svn_stream_read_full(w->base, src->data + src->len, &len));
+      src->len += len;
       if (len < want)
         {
           w->base = NULL;     /* ended: later windows get empty views */
           break;
         }
-      if (w->source->len < WINDOW_SIZE)
-        grow(&w->source, w->source->len + 1, w->pool);
+      if (src->len < WINDOW_SIZE)
+        grow(src, src->len + 1);
     }
-  while (w->source->len < WINDOW_SIZE);
-  w->source->data[w->source->len] = '\0';
-  w->base_pos += w->source->len;
-  if (w->source->len < WINDOW_SIZE)
+  while (src->len < WINDOW_SIZE);
+  w->base_pos += src->len;
+  if (src->len < WINDOW_SIZE)
     w->base = NULL;
   return SVN_NO_ERROR;
 }
@@ -222,15 +319,22 @@ flush_window(svn_fs_fs__rep_writer_t *w, const char *data, apr_size_t len)
     }
   else
     {
+      svn_fs_fs__svndiff_window_bytes_t bytes;
+      int i;
+
       SVN_ERR(read_source_view(&sview_offset, w, len));
-      svn_stringbuf_setempty(w->out);
-      SVN_ERR(svn_fs_fs__svndiff_encode_window(w->out, w->encoder,
-                                               sview_offset,
-                                               w->source->data,
-                                               w->source->len,
-                                               data, len));
-      SVN_ERR(write_bytes(w, w->out->data, w->out->len));
-      w->data_len += w->out->len;
+      SVN_ERR(svn_fs_fs__svndiff_encode_window_bytes(&bytes, w->encoder,
+                                                     sview_offset,
+                                                     w->source->data,
+                                                     w->source->len,
+                                                     data, len));
+      /* Straight from the encoder's buffers (and the target, for
+         sections stored as they are): the file is buffered. */
+      for (i = 0; i < bytes.nparts; i++)
+        {
+          SVN_ERR(write_bytes(w, bytes.parts[i].data, bytes.parts[i].len));
+          w->data_len += bytes.parts[i].len;
+        }
     }
   return SVN_NO_ERROR;
 }
@@ -256,15 +360,16 @@ svn_fs_fs__rep_writer_write(svn_fs_fs__rep_writer_t *writer,
       apr_size_t room = WINDOW_SIZE - writer->window->len;
       apr_size_t take = len < room ? len : room;
 
-      grow(&writer->window, writer->window->len + take, writer->pool);
-      svn_stringbuf_appendbytes(writer->window, data, take);
+      grow(writer->window, writer->window->len + take);
+      memcpy(writer->window->data + writer->window->len, data, take);
+      writer->window->len += take;
       data += take;
       len -= take;
       if (writer->window->len == WINDOW_SIZE)
         {
           SVN_ERR(flush_window(writer, writer->window->data,
                                writer->window->len));
-          svn_stringbuf_setempty(writer->window);
+          writer->window->len = 0;
         }
     }
   return SVN_NO_ERROR;
@@ -340,6 +445,7 @@ svn_fs_fs__rep_writer_finish(svn_fs_fs__rep_write_result_t *result,
                     + SVN_FS_FS__REP_TRAILER_LEN;
   SVN_ERR(final_digest(result->md5_digest, writer->md5, scratch_pool));
   SVN_ERR(final_digest(result->sha1_digest, writer->sha1, scratch_pool));
+  apr_pool_cleanup_run(writer->pool, writer, release_space);
   return SVN_NO_ERROR;
 }
 

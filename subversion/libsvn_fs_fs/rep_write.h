@@ -65,18 +65,39 @@ typedef struct svn_fs_fs__rep_write_result_t
 
 typedef struct svn_fs_fs__rep_writer_t svn_fs_fs__rep_writer_t;
 
+/* The working memory of a writer (svndiff encoder with its matcher
+   tables and section buffers, window and source view buffers: about 1.5
+   MB once a full window was written).  Writers borrow it one at a time
+   and it keeps its memory in between, so a process holds one such set
+   however many reps it writes. */
+typedef struct svn_fs_fs__rep_write_space_t svn_fs_fs__rep_write_space_t;
+
+/* A new space that lives until OWNER_POOL is cleared (or, if a writer
+   still uses it then, until that writer is done). */
+svn_fs_fs__rep_write_space_t *
+svn_fs_fs__rep_write_space_create(apr_pool_t *owner_pool);
+
+/* FS's space (created in FS->pool on first use).  Not thread-safe, like
+   the svn_fs_t itself. */
+svn_fs_fs__rep_write_space_t *
+svn_fs_fs__rep_write_space_get(svn_fs_t *fs);
+
 /* Start a rep at the current position of FILE (the end of a proto-rev
    file) and write its header line: "PLAIN\n" if OPTIONS->plain, else
    "DELTA\n" when BASE is NULL (delta against the empty text) or "DELTA
    <rev> <item> <size>\n".  BASE with OPTIONS->plain is a caller bug.
    FILE, BASE's stream and OPTIONS must stay valid until the writer is
    finished; nothing else of BASE or OPTIONS is referenced.  The writer
-   lives in RESULT_POOL; its memory is a few window buffers. */
+   lives in RESULT_POOL.  It works in SPACE if no other writer is using
+   that, else (or if SPACE is NULL) in a space of its own, and hands SPACE
+   back when finished or when RESULT_POOL is cleared; what it writes does
+   not depend on which space it got. */
 svn_error_t *
 svn_fs_fs__rep_writer_open(svn_fs_fs__rep_writer_t **writer,
                            apr_file_t *file,
                            const svn_fs_fs__rep_write_base_t *base,
                            const svn_fs_fs__rep_write_options_t *options,
+                           svn_fs_fs__rep_write_space_t *space,
                            apr_pool_t *result_pool,
                            apr_pool_t *scratch_pool);
 
@@ -102,8 +123,9 @@ svn_stream_t *
 svn_fs_fs__rep_writer_stream(svn_fs_fs__rep_writer_t *writer,
                              apr_pool_t *result_pool);
 
-/* Write the last window and "ENDREP\n" and describe the rep in *RESULT.
-   FILE is left positioned after the trailer.  After an error anywhere the
+/* Write the last window and "ENDREP\n" and describe the rep in *RESULT,
+   and hand the writer's space back.  FILE is left positioned after the
+   trailer.  After an error anywhere the
    file holds a partial rep; the caller truncates it back to where the rep
    started (as a failed commit drops the whole proto-rev file).  The
    writer cannot be used afterwards. */

@@ -12,6 +12,7 @@
  * delta_match.c; literal runs are gathered, in order, into the new-data
  * section (SVNDIFF-12).
  */
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include <lz4.h>
@@ -49,25 +50,30 @@ struct svn_fs_fs__svndiff_encoder_t
 
   /* zlib state kept from section to section (deflateReset): compress2
      allocated and freed ~270 kB per section, 60-70 brk calls per
-     revision of a load.  Same parameters, so the same bytes. */
+     revision of a load.  Same parameters, so the same bytes.  ZS_LEVEL
+     is the level it was set up with. */
   z_stream zs;
   svn_boolean_t zs_ready;
+  int zs_level;
 
-  /* Raw sections of the current window, and their stored forms (version
-     1 and 2 only).  Reused from window to window. */
-  svn_stringbuf_t *ins;
-  svn_stringbuf_t *new_data;
-  svn_stringbuf_t *stored_ins;
-  svn_stringbuf_t *stored_new;
+  /* Raw sections of the current window (new data only when it is not
+     the target as a whole), and their compressed forms with their length
+     prefix (version 1 and 2 only).  Reused from window to window and,
+     through svn_fs_fs__svndiff_encoder_reset, from rep to rep. */
+  svn_fs_fs__heapbuf_t ins;
+  svn_fs_fs__heapbuf_t new_data;
+  svn_fs_fs__heapbuf_t stored_ins;
+  svn_fs_fs__heapbuf_t stored_new;
 };
 
 static apr_status_t
 end_deflate(void *baton);
 
-/* Append V to OUT as a varint: 7-bit groups, most significant first, the
-   top bit set on all but the last byte (SVNDIFF-2). */
-static void
-append_varint(svn_stringbuf_t *out, apr_uint64_t v)
+/* Write V at DST as a varint: 7-bit groups, most significant first, the
+   top bit set on all but the last byte (SVNDIFF-2).  Returns its length
+   (at most MAX_VARINT_LEN). */
+static apr_size_t
+put_varint(char *dst, apr_uint64_t v)
 {
   unsigned char buf[MAX_VARINT_LEN];
   int start = MAX_VARINT_LEN;
@@ -75,8 +81,85 @@ append_varint(svn_stringbuf_t *out, apr_uint64_t v)
   buf[--start] = (unsigned char)(v & 0x7f);
   for (v >>= 7; v; v >>= 7)
     buf[--start] = (unsigned char)(0x80 | (v & 0x7f));
-  svn_stringbuf_appendbytes(out, (const char *)buf + start,
-                            MAX_VARINT_LEN - start);
+  memcpy(dst, buf + start, MAX_VARINT_LEN - start);
+  return MAX_VARINT_LEN - start;
+}
+
+/* Append V to BUF as a varint. */
+static void
+append_varint(svn_fs_fs__heapbuf_t *buf, apr_uint64_t v)
+{
+  char tmp[MAX_VARINT_LEN];
+
+  svn_fs_fs__heapbuf_append(buf, tmp, put_varint(tmp, v));
+}
+
+void
+svn_fs_fs__heapbuf_reserve(svn_fs_fs__heapbuf_t *buf, apr_size_t need)
+{
+  char *grown;
+
+  if (need <= buf->capacity)
+    return;
+  grown = realloc(buf->data, need);
+  if (!grown)
+    abort();          /* out of memory: what APR pools do too */
+  buf->data = grown;
+  buf->capacity = need;
+}
+
+void
+svn_fs_fs__heapbuf_append(svn_fs_fs__heapbuf_t *buf, const void *data,
+                          apr_size_t len)
+{
+  apr_size_t need = buf->len + len;
+
+  if (need > buf->capacity)
+    svn_fs_fs__heapbuf_reserve(buf, need > 2 * buf->capacity
+                                    ? (need > 256 ? need : 256)
+                                    : 2 * buf->capacity);
+  if (len)
+    memcpy(buf->data + buf->len, data, len);
+  buf->len = need;
+}
+
+void
+svn_fs_fs__heapbuf_free(svn_fs_fs__heapbuf_t *buf)
+{
+  free(buf->data);
+  memset(buf, 0, sizeof(*buf));
+}
+
+/* Set E's version and level, and its matcher's minimum copy lengths for
+   them. */
+static void
+configure(svn_fs_fs__svndiff_encoder_t *e, int version, int zlib_level)
+{
+  e->version = version;
+  e->zlib_level = zlib_level;
+  if (version == 2)
+    svn_fs_fs__delta_matcher_reset(e->matcher, MIN_SOURCE_LZ4,
+                                   MIN_TARGET_LZ4);
+  else if (version == 1 && zlib_level > 0)
+    svn_fs_fs__delta_matcher_reset(e->matcher, MIN_SOURCE_ZLIB,
+                                   MIN_TARGET_ZLIB);
+  else
+    svn_fs_fs__delta_matcher_reset(e->matcher, MIN_SOURCE_RAW,
+                                   MIN_TARGET_RAW);
+}
+
+/* Pool cleanup: release the encoder's zlib state and buffers. */
+static apr_status_t
+free_encoder(void *baton)
+{
+  svn_fs_fs__svndiff_encoder_t *e = baton;
+
+  end_deflate(e);
+  svn_fs_fs__heapbuf_free(&e->ins);
+  svn_fs_fs__heapbuf_free(&e->new_data);
+  svn_fs_fs__heapbuf_free(&e->stored_ins);
+  svn_fs_fs__heapbuf_free(&e->stored_new);
+  return APR_SUCCESS;
 }
 
 svn_error_t *
@@ -89,28 +172,24 @@ svn_fs_fs__svndiff_encoder_create(svn_fs_fs__svndiff_encoder_t **encoder,
   SVN_ERR_ASSERT(version >= 0 && version <= 2);
   SVN_ERR_ASSERT(zlib_level >= 0 && zlib_level <= 9);
   e = apr_pcalloc(result_pool, sizeof(*e));
-  e->version = version;
-  e->zlib_level = zlib_level;
-  if (version == 2)
-    e->matcher = svn_fs_fs__delta_matcher_create(MIN_SOURCE_LZ4,
-                                                 MIN_TARGET_LZ4, result_pool);
-  else if (version == 1 && zlib_level > 0)
-    e->matcher = svn_fs_fs__delta_matcher_create(MIN_SOURCE_ZLIB,
-                                                 MIN_TARGET_ZLIB,
-                                                 result_pool);
-  else
-    e->matcher = svn_fs_fs__delta_matcher_create(MIN_SOURCE_RAW,
-                                                 MIN_TARGET_RAW, result_pool);
+  e->matcher = svn_fs_fs__delta_matcher_create(0, 0, result_pool);
+  configure(e, version, zlib_level);
   e->literal = apr_array_make(result_pool, 1, sizeof(svn_fs_fs__delta_op_t));
   APR_ARRAY_PUSH(e->literal, svn_fs_fs__delta_op_t).action
     = svn_fs_fs__delta_new;
-  e->ins = svn_stringbuf_create_ensure(256, result_pool);
-  e->new_data = svn_stringbuf_create_ensure(256, result_pool);
-  e->stored_ins = svn_stringbuf_create_ensure(256, result_pool);
-  e->stored_new = svn_stringbuf_create_ensure(256, result_pool);
-  apr_pool_cleanup_register(result_pool, e, end_deflate,
+  apr_pool_cleanup_register(result_pool, e, free_encoder,
                             apr_pool_cleanup_null);
   *encoder = e;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__svndiff_encoder_reset(svn_fs_fs__svndiff_encoder_t *encoder,
+                                 int version, int zlib_level)
+{
+  SVN_ERR_ASSERT(version >= 0 && version <= 2);
+  SVN_ERR_ASSERT(zlib_level >= 0 && zlib_level <= 9);
+  configure(encoder, version, zlib_level);
   return SVN_NO_ERROR;
 }
 
@@ -128,42 +207,67 @@ svn_fs_fs__svndiff_encode_header(svn_stringbuf_t *out,
    top two bits, a length of 1..63 in the low six, else 0 there and the
    length as a varint; copies then give their offset. */
 static void
-append_instruction(svn_stringbuf_t *ins, const svn_fs_fs__delta_op_t *op)
+append_instruction(svn_fs_fs__heapbuf_t *ins,
+                   const svn_fs_fs__delta_op_t *op)
 {
-  unsigned char opcode = (unsigned char)(op->action << 6);
+  char bytes[1 + 2 * MAX_VARINT_LEN];
+  apr_size_t len = 1;
 
+  bytes[0] = (char)(op->action << 6);
   if (op->length < 64)
-    svn_stringbuf_appendbyte(ins, (char)(opcode | op->length));
+    bytes[0] = (char)(bytes[0] | (char)op->length);
   else
-    {
-      svn_stringbuf_appendbyte(ins, (char)opcode);
-      append_varint(ins, op->length);
-    }
+    len += put_varint(bytes + len, op->length);
   if (op->action != svn_fs_fs__delta_new)
-    append_varint(ins, op->offset);
+    len += put_varint(bytes + len, op->offset);
+  svn_fs_fs__heapbuf_append(ins, bytes, len);
 }
 
-/* Fill E->ins and E->new_data with the raw sections for OPS over TARGET. */
+/* A byte range: a section before or after compression. */
+typedef struct range_t
+{
+  const char *data;
+  apr_size_t len;
+} range_t;
+
+/* Fill E->ins with the raw instructions for OPS over TARGET (TARGET_LEN
+   bytes) and set *NEW_DATA to the raw new data: TARGET itself when it is
+   one literal run (every window without a source view under zlib: no
+   copy of the whole window), else gathered in E->new_data. */
 static void
-spell_ops(svn_fs_fs__svndiff_encoder_t *e, const apr_array_header_t *ops,
-          const char *target)
+spell_ops(range_t *new_data, svn_fs_fs__svndiff_encoder_t *e,
+          const apr_array_header_t *ops, const char *target,
+          apr_size_t target_len)
 {
   int i;
 
-  svn_stringbuf_setempty(e->ins);
-  svn_stringbuf_setempty(e->new_data);
+  e->ins.len = 0;
+  e->new_data.len = 0;
+  if (ops->nelts == 1
+      && APR_ARRAY_IDX(ops, 0, svn_fs_fs__delta_op_t).action
+         == svn_fs_fs__delta_new)
+    {
+      append_instruction(&e->ins, &APR_ARRAY_IDX(ops, 0,
+                                                 svn_fs_fs__delta_op_t));
+      new_data->data = target;
+      new_data->len = target_len;
+      return;
+    }
   for (i = 0; i < ops->nelts; i++)
     {
       const svn_fs_fs__delta_op_t *op
         = &APR_ARRAY_IDX(ops, i, svn_fs_fs__delta_op_t);
-      append_instruction(e->ins, op);
+      append_instruction(&e->ins, op);
       if (op->action == svn_fs_fs__delta_new)
-        svn_stringbuf_appendbytes(e->new_data, target + op->offset,
+        svn_fs_fs__heapbuf_append(&e->new_data, target + op->offset,
                                   op->length);
     }
+  new_data->data = e->new_data.data;
+  new_data->len = e->new_data.len;
 }
 
-/* Pool cleanup: release the encoder's zlib state. */
+/* Release the zlib state of the encoder BATON (it is set up again when
+   next needed). */
 static apr_status_t
 end_deflate(void *baton)
 {
@@ -181,13 +285,17 @@ static svn_error_t *
 deflate_section(apr_size_t *got, svn_fs_fs__svndiff_encoder_t *e, char *dst,
                 apr_size_t bound, const char *raw, apr_size_t len)
 {
-  int rc = e->zs_ready ? deflateReset(&e->zs) : Z_OK;
+  int rc;
 
+  if (e->zs_ready && e->zs_level != e->zlib_level)
+    end_deflate(e);       /* reused for another level (encoder_reset) */
+  rc = e->zs_ready ? deflateReset(&e->zs) : Z_OK;
   if (rc == Z_OK && !e->zs_ready)
     {
       memset(&e->zs, 0, sizeof(e->zs));
       rc = deflateInit(&e->zs, e->zlib_level);
       e->zs_ready = rc == Z_OK;
+      e->zs_level = e->zlib_level;
     }
   if (rc == Z_OK)
     {
@@ -230,44 +338,58 @@ compress_section(apr_size_t *packed_len, svn_fs_fs__svndiff_encoder_t *e,
   return SVN_NO_ERROR;
 }
 
-/* Set STORED to the version 1/2 form of the section RAW: its length, then
-   its compressed form if strictly shorter, else RAW itself.  Version 1
-   leaves sections shorter than ZLIB_MIN uncompressed. */
+/* The version 1/2 form of the section RAW: its length, then its
+   compressed form if strictly shorter, else RAW itself.  The length and a
+   compressed form go to STORED, and are *PREFIX; *BODY is RAW when it is
+   stored as it is, else empty.  Version 1 leaves sections shorter than
+   ZLIB_MIN uncompressed. */
 static svn_error_t *
-store_section(svn_stringbuf_t *stored, svn_fs_fs__svndiff_encoder_t *e,
-              const svn_stringbuf_t *raw, int version, int level,
-              apr_size_t zlib_min)
+store_section(range_t *prefix, range_t *body, svn_fs_fs__heapbuf_t *stored,
+              svn_fs_fs__svndiff_encoder_t *e, const range_t *raw,
+              int version, int level, apr_size_t zlib_min)
 {
   apr_size_t bound = version == 1 ? (apr_size_t)compressBound(raw->len)
                                   : (apr_size_t)LZ4_compressBound(
                                                   (int)raw->len);
   apr_size_t packed_len;
 
-  svn_stringbuf_setempty(stored);
+  stored->len = 0;
   append_varint(stored, raw->len);
-  svn_stringbuf_ensure(stored, stored->len + bound);
+  svn_fs_fs__heapbuf_reserve(stored, stored->len + bound);
   SVN_ERR(compress_section(&packed_len, e, stored->data + stored->len,
                            bound, raw->data, raw->len, version, level,
                            zlib_min));
-  if (packed_len)
-    {
-      stored->len += packed_len;
-      stored->data[stored->len] = '\0';
-    }
-  else
-    svn_stringbuf_appendbytes(stored, raw->data, raw->len);
+  stored->len += packed_len;
+  prefix->data = stored->data;
+  prefix->len = stored->len;
+  body->data = packed_len ? NULL : raw->data;
+  body->len = packed_len ? 0 : raw->len;
   return SVN_NO_ERROR;
 }
 
+/* Append RANGE to BYTES's parts (empty ones are left out). */
+static void
+add_part(svn_fs_fs__svndiff_window_bytes_t *bytes, const range_t *range)
+{
+  if (range->len == 0)
+    return;
+  bytes->parts[bytes->nparts].data = range->data;
+  bytes->parts[bytes->nparts].len = range->len;
+  bytes->nparts++;
+}
+
 svn_error_t *
-svn_fs_fs__svndiff_encode_window(svn_stringbuf_t *out,
-                                 svn_fs_fs__svndiff_encoder_t *encoder,
-                                 svn_filesize_t sview_offset,
-                                 const char *source, apr_size_t source_len,
-                                 const char *target, apr_size_t target_len)
+svn_fs_fs__svndiff_encode_window_bytes(
+  svn_fs_fs__svndiff_window_bytes_t *bytes,
+  svn_fs_fs__svndiff_encoder_t *encoder,
+  svn_filesize_t sview_offset,
+  const char *source, apr_size_t source_len,
+  const char *target, apr_size_t target_len)
 {
   const apr_array_header_t *ops;
-  const svn_stringbuf_t *ins = encoder->ins, *new_data = encoder->new_data;
+  range_t ins, new_data, ins_prefix = { NULL, 0 }, new_prefix = { NULL, 0 };
+  range_t header;
+  char *h = bytes->header;
 
   SVN_ERR_ASSERT(sview_offset >= 0);
   if (source_len == 0 && target_len > 0 && encoder->version == 1
@@ -292,28 +414,57 @@ svn_fs_fs__svndiff_encode_window(svn_stringbuf_t *out,
   else
     svn_fs_fs__delta_match(&ops, encoder->matcher, source, source_len,
                            target, target_len);
-  spell_ops(encoder, ops, target);
+  spell_ops(&new_data, encoder, ops, target, target_len);
+  ins.data = encoder->ins.data;
+  ins.len = encoder->ins.len;
   if (encoder->version > 0)
     {
+      range_t raw_ins = ins, raw_new = new_data;
+
       /* New data: zlib only from 512 bytes on, as stock's svndiff 1
          (SVNDIFF-7), which keeps small reps byte-identical with stock's.
          Instructions: whenever it helps, because our copy finder spells
          edits with more instruction bytes than stock's. */
-      SVN_ERR(store_section(encoder->stored_ins, encoder, encoder->ins,
-                            encoder->version, encoder->zlib_level, 0));
-      SVN_ERR(store_section(encoder->stored_new, encoder, encoder->new_data,
-                            encoder->version, encoder->zlib_level, 512));
-      ins = encoder->stored_ins;
-      new_data = encoder->stored_new;
+      SVN_ERR(store_section(&ins_prefix, &ins, &encoder->stored_ins, encoder,
+                            &raw_ins, encoder->version, encoder->zlib_level,
+                            0));
+      SVN_ERR(store_section(&new_prefix, &new_data, &encoder->stored_new,
+                            encoder, &raw_new, encoder->version,
+                            encoder->zlib_level, 512));
     }
 
-  append_varint(out, (apr_uint64_t)sview_offset);
-  append_varint(out, source_len);
-  append_varint(out, target_len);
-  append_varint(out, ins->len);
-  append_varint(out, new_data->len);
-  svn_stringbuf_appendbytes(out, ins->data, ins->len);
-  svn_stringbuf_appendbytes(out, new_data->data, new_data->len);
+  h += put_varint(h, (apr_uint64_t)sview_offset);
+  h += put_varint(h, source_len);
+  h += put_varint(h, target_len);
+  h += put_varint(h, ins_prefix.len + ins.len);
+  h += put_varint(h, new_prefix.len + new_data.len);
+  header.data = bytes->header;
+  header.len = (apr_size_t)(h - bytes->header);
+  bytes->nparts = 0;
+  add_part(bytes, &header);
+  add_part(bytes, &ins_prefix);
+  add_part(bytes, &ins);
+  add_part(bytes, &new_prefix);
+  add_part(bytes, &new_data);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__svndiff_encode_window(svn_stringbuf_t *out,
+                                 svn_fs_fs__svndiff_encoder_t *encoder,
+                                 svn_filesize_t sview_offset,
+                                 const char *source, apr_size_t source_len,
+                                 const char *target, apr_size_t target_len)
+{
+  svn_fs_fs__svndiff_window_bytes_t bytes;
+  int i;
+
+  SVN_ERR(svn_fs_fs__svndiff_encode_window_bytes(&bytes, encoder,
+                                                 sview_offset, source,
+                                                 source_len, target,
+                                                 target_len));
+  for (i = 0; i < bytes.nparts; i++)
+    svn_stringbuf_appendbytes(out, bytes.parts[i].data, bytes.parts[i].len);
   return SVN_NO_ERROR;
 }
 

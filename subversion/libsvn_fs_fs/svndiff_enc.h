@@ -20,25 +20,90 @@
    buffers for it, so windows should not be larger. */
 #define SVN_FS_FS__DELTA_WINDOW_SIZE 102400
 
-/* Reusable encoder state (matcher tables, section buffers). */
+/* A growable byte buffer in heap memory rather than a pool.  Long-lived
+   users (an encoder or rep writer buffers serving many reps one after the
+   other) grow it to the largest window they see and keep that one copy;
+   growing in a pool would keep every smaller copy too.  DATA is NULL
+   until the first reservation.  Out of memory aborts, as pools do. */
+typedef struct svn_fs_fs__heapbuf_t
+{
+  char *data;
+  apr_size_t len;
+  apr_size_t capacity;
+} svn_fs_fs__heapbuf_t;
+
+/* Make BUF hold at least NEED bytes (keeping its contents); exactly NEED
+   if it must grow, so the caller picks the growth policy. */
+void
+svn_fs_fs__heapbuf_reserve(svn_fs_fs__heapbuf_t *buf, apr_size_t need);
+
+/* Append LEN bytes at DATA to BUF, at least doubling its capacity when
+   it must grow. */
+void
+svn_fs_fs__heapbuf_append(svn_fs_fs__heapbuf_t *buf, const void *data,
+                          apr_size_t len);
+
+/* Free BUF's memory; BUF is then empty and can be used again. */
+void
+svn_fs_fs__heapbuf_free(svn_fs_fs__heapbuf_t *buf);
+
+/* Reusable encoder state (matcher tables, zlib stream, section
+   buffers). */
 typedef struct svn_fs_fs__svndiff_encoder_t svn_fs_fs__svndiff_encoder_t;
 
 /* A new encoder for svndiff VERSION (0, 1 or 2).  ZLIB_LEVEL (0..9) is
    used by version 1 only; 0 stores the sections uncompressed, as the
    stock module does for `compression-level = 0`.  Other values are
-   caller bugs (assertion).  The encoder and all its buffers live in
-   RESULT_POOL; its memory grows to fit the largest window and is reused
-   from then on. */
+   caller bugs (assertion).  The encoder lives in RESULT_POOL; its buffers
+   are heap memory that grows to fit the largest window, is reused from
+   then on and is freed when RESULT_POOL is cleared. */
 svn_error_t *
 svn_fs_fs__svndiff_encoder_create(svn_fs_fs__svndiff_encoder_t **encoder,
                                   int version, int zlib_level,
                                   apr_pool_t *result_pool);
+
+/* Make ENCODER start a new svndiff stream of VERSION and ZLIB_LEVEL (as
+   for svn_fs_fs__svndiff_encoder_create), keeping its memory.  Nothing of
+   the previous stream carries over: the windows it encodes next are
+   byte for byte what a new encoder would produce.  This is how one
+   encoder serves every rep writer of an svn_fs_t (rep_write.c). */
+svn_error_t *
+svn_fs_fs__svndiff_encoder_reset(svn_fs_fs__svndiff_encoder_t *encoder,
+                                 int version, int zlib_level);
 
 /* Append the stream header "SVN" + version byte (SVNDIFF-1) of ENCODER's
    version to OUT. */
 void
 svn_fs_fs__svndiff_encode_header(svn_stringbuf_t *out,
                                  const svn_fs_fs__svndiff_encoder_t *encoder);
+
+/* One encoded window as up to five byte ranges to be written in order
+   (the five header varints, then each section's length and its stored
+   bytes).  They point into the encoder or into the target passed in and
+   stay valid until the encoder's next use.  Sections that are stored
+   uncompressed are not copied. */
+#define SVN_FS_FS__SVNDIFF_WINDOW_PARTS 5
+typedef struct svn_fs_fs__svndiff_window_bytes_t
+{
+  char header[5 * 10];
+  struct
+  {
+    const char *data;
+    apr_size_t len;
+  } parts[SVN_FS_FS__SVNDIFF_WINDOW_PARTS];
+  int nparts;
+} svn_fs_fs__svndiff_window_bytes_t;
+
+/* Encode one window as svn_fs_fs__svndiff_encode_window() does, but
+   describe its bytes in *BYTES instead of appending them to a buffer, so
+   that the caller can write them out without another copy. */
+svn_error_t *
+svn_fs_fs__svndiff_encode_window_bytes(
+  svn_fs_fs__svndiff_window_bytes_t *bytes,
+  svn_fs_fs__svndiff_encoder_t *encoder,
+  svn_filesize_t sview_offset,
+  const char *source, apr_size_t source_len,
+  const char *target, apr_size_t target_len);
 
 /* Append to OUT one window producing TARGET (TARGET_LEN bytes) from the
    source view SOURCE (SOURCE_LEN bytes, may be NULL when 0), which is

@@ -636,6 +636,8 @@ svn_fs_fs__protorev_rep_begin(svn_fs_fs__protorev_rep_t **rep_writer,
   SVN_ERR(svn_fs_fs__protorev_offset(&w->start, protorev, scratch_pool));
   SVN_ERR(save_index_state(w, scratch_pool));
   err = svn_fs_fs__rep_writer_open(&w->writer, protorev->file, base, options,
+                                   svn_fs_fs__rep_write_space_get(
+                                     protorev->fs),
                                    result_pool, scratch_pool);
   if (err)
     return svn_error_compose_create(

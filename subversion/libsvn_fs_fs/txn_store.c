@@ -140,16 +140,46 @@ svn_fs_fs__txn_file_append(const char *path, const void *data,
   return svn_error_trace(svn_io_file_close(file, scratch_pool));
 }
 
+/* Give *BUF (being filled from FILE) room for more: the first time
+   (*SIZED false) a fresh buffer of FILE's size plus some slack, then by
+   doubling (a file that keeps growing while we read it). */
+static svn_error_t *
+make_room(svn_stringbuf_t **buf, svn_boolean_t *sized, apr_file_t *file,
+          apr_pool_t *pool)
+{
+  apr_finfo_t finfo;
+  svn_stringbuf_t *fresh;
+
+  if (*sized)
+    {
+      svn_stringbuf_ensure(*buf, (*buf)->blocksize * 2);
+      return SVN_NO_ERROR;
+    }
+  *sized = TRUE;
+  SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_SIZE, file, pool));
+  fresh = svn_stringbuf_create_ensure(
+            (apr_size_t)finfo.size + 512 > (*buf)->blocksize * 2
+            ? (apr_size_t)finfo.size + 512 : (*buf)->blocksize * 2, pool);
+  memcpy(fresh->data, (*buf)->data, (*buf)->len);
+  fresh->len = (*buf)->len;
+  *buf = fresh;
+  return SVN_NO_ERROR;
+}
+
 /* Read all of PATH into *CONTENTS.  Unlike svn_stringbuf_from_file2 this
-   does not fstat the file for a size hint: these files are a few dozen
-   bytes, and the stat was one system call per read on the commit path. */
+   does not fstat the file for a size hint up front: most of these files
+   are a few dozen bytes, and the stat was one system call per read on
+   the commit path.  A file that does not fit the first buffer is sized
+   once, though: growing by doubling left every smaller copy in
+   RESULT_POOL, ~2-3 times the file (7 MB for the proto index and 5 MB
+   for the changes of a 12,805-file commit of the full maven load). */
 static svn_error_t *
 read_whole_file(svn_stringbuf_t **contents, const char *path,
                 apr_pool_t *result_pool)
 {
   apr_file_t *file;
   svn_stringbuf_t *buf = svn_stringbuf_create_ensure(255, result_pool);
-  svn_boolean_t eof = FALSE;
+  svn_boolean_t eof = FALSE, sized = FALSE;
 
   SVN_ERR(svn_io_file_open(&file, path, APR_READ, APR_OS_DEFAULT,
                            result_pool));
@@ -158,7 +188,7 @@ read_whole_file(svn_stringbuf_t **contents, const char *path,
       apr_size_t got;
 
       if (buf->blocksize - buf->len < 256)
-        svn_stringbuf_ensure(buf, buf->blocksize * 2);
+        SVN_ERR(make_room(&buf, &sized, file, result_pool));
       SVN_ERR(svn_io_file_read_full2(file, buf->data + buf->len,
                                      buf->blocksize - buf->len - 1, &got,
                                      &eof, result_pool));

@@ -113,6 +113,34 @@ static void test_format6(void **state) { compare_format("1.8", pool); }
 static void test_format7(void **state) { compare_format("1.9", pool); }
 static void test_format8(void **state) { compare_format("1.10", pool); }
 
+/* A commit whose changed-path list (about 150 kB) is written out in
+   several chunks and whose transaction files (changes, proto indexes)
+   are larger than the first read buffer: 1300 files with long names
+   imported at once.  Stock verifies ours and the revision files are
+   byte-identical. */
+static void
+test_many_changes(void **state)
+{
+  apr_pool_t *p = svn_pool_create(pool);
+  const char *dir = scratch_dir(p);
+
+  assert_int_equal(0, sh(p, "cd %s && mkdir t && for i in $(seq 1300); do "
+                         "echo $i > t/file-with-a-rather-long-name-so-that-"
+                         "the-changes-list-grows-quickly-$i.txt; done && "
+                         "svnadmin create --compatible-version 1.9 s && "
+                         "svnadmin create --compatible-version 1.9 o && "
+                         "svn import -q -m m t file://%s/s/t && "
+                         "%s svn import -q -m m t file://%s/o/t",
+                         dir, dir, runner(p), dir));
+  assert_int_equal(0, sh(p, "svnadmin verify -q %s/o", dir));
+  assert_int_equal(0, sh(p, "test $(svnlook changed %s/o | wc -l) = 1301",
+                         dir));
+  assert_int_equal(0, sh(p, "cmp -s %s/s/db/revs/0/1 %s/o/db/revs/0/1",
+                         dir, dir));
+  sh(p, "rm -rf %s", dir);
+  svn_pool_destroy(p);
+}
+
 /* A path locked by someone else: the commit fails with stock's
    E160039 (lock owner mismatch) and db/current does not move. */
 static void
@@ -312,6 +340,7 @@ main(void)
     cmocka_unit_test(test_load),
     cmocka_unit_test(test_cross_module),
     cmocka_unit_test(test_client_date),
+    cmocka_unit_test(test_many_changes),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }

@@ -323,6 +323,47 @@ test_matcher_ops(void **state)
   assert_true(copies > 0);
 }
 
+/* An encoder reset for a new stream (svn_fs_fs__svndiff_encoder_reset)
+   writes what a new encoder writes, though the previous stream left it a
+   copy hint that would win a tie: the source view holds block B twice, at
+   0 and at 1000; a new matcher copies the target B from 1000 (the later
+   position the table keeps), one still following the previous window's
+   alignment (source and target in step) would copy from 0. */
+static void
+test_encoder_reset(void **state)
+{
+  svn_stringbuf_t *b = random_text(1000, 41);
+  svn_stringbuf_t *twice = svn_stringbuf_dup(b, pool);
+  svn_stringbuf_t *other = random_text(5000, 42);
+  svn_fs_fs__svndiff_encoder_t *reused, *fresh;
+  svn_stringbuf_t *a1 = svn_stringbuf_create_empty(pool);
+  svn_stringbuf_t *a2 = svn_stringbuf_create_empty(pool);
+  size_t v;
+
+  svn_stringbuf_appendstr(twice, b);
+  for (v = 0; v < N_VERSIONS; v++)
+    {
+      int version = versions[v][0], level = versions[v][1];
+
+      assert_null(svn_fs_fs__svndiff_encoder_create(&reused, 2, 0, pool));
+      assert_null(svn_fs_fs__svndiff_encode_window(a1, reused, 0, other->data,
+                                                   other->len, other->data,
+                                                   other->len));
+      assert_null(svn_fs_fs__svndiff_encoder_reset(reused, version, level));
+      assert_null(svn_fs_fs__svndiff_encoder_create(&fresh, version, level,
+                                                    pool));
+      svn_stringbuf_setempty(a1);
+      svn_stringbuf_setempty(a2);
+      assert_null(svn_fs_fs__svndiff_encode_window(a1, reused, 0, twice->data,
+                                                   twice->len, b->data,
+                                                   b->len));
+      assert_null(svn_fs_fs__svndiff_encode_window(a2, fresh, 0, twice->data,
+                                                   twice->len, b->data,
+                                                   b->len));
+      assert_true(svn_stringbuf_compare(a1, a2));
+    }
+}
+
 /* Size of the stream libsvn_delta writes for SOURCE -> TARGET. */
 static apr_size_t
 stock_size(const svn_stringbuf_t *source, const svn_stringbuf_t *target,
@@ -422,6 +463,7 @@ main(void)
     cmocka_unit_test(test_many_instructions),
     cmocka_unit_test(test_golden),
     cmocka_unit_test(test_matcher_ops),
+    cmocka_unit_test(test_encoder_reset),
     cmocka_unit_test(test_compression_vs_stock),
     cmocka_unit_test(test_sourceless_like_stock),
   };
