@@ -265,18 +265,45 @@ class WriteTests(unittest.TestCase):
         self.load_and_compare("gen", 7, "load")
 
     def test_write_held_current_keeps_its_bytes(self):
-        """A reader that opened db/current before commits reads what it
+        """Readers that open db/current while a load commits read what they
         opened: the file a commit replaces must not be recycled as a
-        spare, whose bytes a later transaction overwrites (it was: the
-        held descriptor then read a node-revision or another number)."""
+        spare, whose bytes a later transaction overwrites.  (It was: with
+        the module before the fix, most descriptors held for 0.3 s read a
+        node-revision, a delta or revprops instead of a number.)"""
         ref = DS["gen"].repos["f7"]
         repo = create("held-current-f7", 7)
-        with open(os.path.join(repo, "db", "current"), "rb") as held:
-            p = T.run(["svnadmin", "load", "-q", repo], ours=True,
-                      input=dump(ref, "-r0:8"))
-            self.assertEqual(p.returncode, 0, T.describe(p))
-            self.assertEqual(youngest(repo), 8)
-            self.assertEqual(held.read(), b"0\n")
+        current = os.path.join(repo, "db", "current")
+        p = subprocess.Popen([T.FSFS7_RUN, "svnadmin", "load", "-q", repo],
+                             env=T.ours_env(), stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        feeder = threading.Thread(target=lambda: (p.stdin.write(
+            dump(ref, "-r0:%d" % QUICK_PREFIX)), p.stdin.close()))
+        feeder.start()
+        held, changed, checked = [], [], 0
+        try:
+            while p.poll() is None or held:
+                if p.poll() is None:
+                    fd = os.open(current, os.O_RDONLY)
+                    held.append((time.time(), fd, os.pread(fd, 64, 0)))
+                while held and (time.time() - held[0][0] > 0.3
+                                or p.poll() is not None):
+                    _, fd, first = held.pop(0)
+                    now = os.pread(fd, 64, 0)
+                    os.close(fd)
+                    checked += 1
+                    if now != first:
+                        changed.append((first, now[:40]))
+                time.sleep(0.005)
+        finally:
+            feeder.join()
+            for _, fd, _ in held:
+                os.close(fd)
+        err = p.stderr.read()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertGreater(checked, 20)
+        self.assertEqual(changed, [], "%d of %d held descriptors of db/current"
+                         " read other bytes later" % (len(changed), checked))
 
     def test_write_load_gen_prefix_f6(self):
         self.load_and_compare("gen", 6, "prefix", upto=QUICK_PREFIX)
