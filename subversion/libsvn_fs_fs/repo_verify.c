@@ -49,6 +49,14 @@ file_start(svn_fs_t *fs, svn_revnum_t rev)
   return rev;
 }
 
+/* Let the caller stop a long verify, when it gave a way to ask. */
+static svn_error_t *
+maybe_cancel(svn_cancel_func_t cancel_func, void *cancel_baton)
+{
+  return cancel_func ? svn_error_trace(cancel_func(cancel_baton))
+                     : SVN_NO_ERROR;
+}
+
 /* The per-file checks of [START, END] (logical addressing). */
 static svn_error_t *
 verify_files(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
@@ -68,8 +76,7 @@ verify_files(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
       svn_revnum_t first = file_start(fs, rev), next, r;
 
       svn_pool_clear(iterpool);
-      if (cancel_func)
-        SVN_ERR(cancel_func(cancel_baton));
+      SVN_ERR(maybe_cancel(cancel_func, cancel_baton));
       /* One notice per shard (a pack file is a whole shard); the first
          revision of the range only counts when a shard starts there. */
       if (notify_func && shard_size && first % shard_size == 0)
@@ -210,18 +217,17 @@ verify_revprops_range(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
                       svn_cancel_func_t cancel_func, void *cancel_baton,
                       apr_pool_t *scratch_pool)
 {
-  apr_pool_t *iterpool = svn_pool_create(scratch_pool);
-  svn_revnum_t rev;
+  apr_pool_t *per_rev = svn_pool_create(scratch_pool);
+  svn_revnum_t next = start;
 
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
-  for (rev = start; rev <= end; rev++)
+  while (next <= end)
     {
-      svn_pool_clear(iterpool);
-      if (cancel_func)
-        SVN_ERR(cancel_func(cancel_baton));
-      SVN_ERR(svn_fs_fs__verify_revprop_manifest(fs, rev, iterpool));
+      svn_pool_clear(per_rev);
+      SVN_ERR(maybe_cancel(cancel_func, cancel_baton));
+      SVN_ERR(svn_fs_fs__verify_revprop_manifest(fs, next++, per_rev));
     }
-  svn_pool_destroy(iterpool);
+  svn_pool_destroy(per_rev);
   return SVN_NO_ERROR;
 }
 
