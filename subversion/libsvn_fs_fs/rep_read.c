@@ -26,6 +26,7 @@
  * reached the largest window size.  Small representations are fetched
  * with their header in a single read.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <apr_md5.h>
 #include <apr_sha1.h>
@@ -135,6 +136,14 @@ typedef struct spare_t
   apr_size_t cap;
 } spare_t;
 
+/* Header of a heap buffer of a read (take_buffer): the read's buffers
+   are linked so that the end of the read frees whatever is left. */
+typedef struct heap_block_t
+{
+  struct heap_block_t *prev, *next;
+  apr_size_t cap;
+} heap_block_t;
+
 /* State of one fulltext read. */
 struct reader_t
 {
@@ -152,6 +161,13 @@ struct reader_t
      its whole text: a 50 kB file 20 links deep held 1 MB until the read
      ended, the largest part of a load's peak RSS. */
   apr_array_header_t *spares;
+
+  /* Every buffer of the read (live or spare), on the heap: a text that
+     grows from link to link never fits an older link's buffer, and in
+     the pool those stayed until the read ended -- a chain of N links of
+     a small text kept about N copies of it (a load's deepest reads). */
+  heap_block_t *blocks;
+  svn_boolean_t blocks_cleanup;
 
   /* Files opened by this read, so that chain links in the same rev or
      pack file share one handle. */
@@ -283,8 +299,64 @@ spare_capacity(apr_size_t need)
   return (cap + 4095) & ~(apr_size_t)4095;
 }
 
+/* Pool cleanup of a reader (BATON): free its heap buffers. */
+static apr_status_t
+free_blocks(void *baton)
+{
+  reader_t *r = baton;
+
+  while (r->blocks)
+    {
+      heap_block_t *b = r->blocks;
+
+      r->blocks = b->next;
+      free(b);
+    }
+  return APR_SUCCESS;
+}
+
+/* Free DATA, a heap buffer of R that nobody uses any more. */
+static void
+free_buffer(reader_t *r, char *data)
+{
+  heap_block_t *b = (heap_block_t *)data - 1;
+
+  if (b->prev)
+    b->prev->next = b->next;
+  else
+    r->blocks = b->next;
+  if (b->next)
+    b->next->prev = b->prev;
+  free(b);
+}
+
+/* Fresh heap memory of CAP bytes for R, freed with R's pool. */
+static char *
+new_buffer(reader_t *r, apr_size_t cap)
+{
+  heap_block_t *b = malloc(sizeof(*b) + cap);
+
+  if (!b)
+    abort();          /* out of memory: what APR pools do too */
+  if (!r->blocks_cleanup)
+    {
+      apr_pool_cleanup_register(r->pool, r, free_blocks,
+                                apr_pool_cleanup_null);
+      r->blocks_cleanup = TRUE;
+    }
+  b->cap = cap;
+  b->prev = NULL;
+  b->next = r->blocks;
+  if (r->blocks)
+    r->blocks->prev = b;
+  r->blocks = b;
+  return (char *)(b + 1);
+}
+
 /* A buffer of at least NEED bytes for R: the smallest fitting spare, or
-   fresh memory of spare_capacity(NEED).  *CAP is its size. */
+   fresh memory of spare_capacity(NEED).  *CAP is its size.  Spares too
+   small for NEED are freed first: the links of a chain ask for growing
+   sizes, so they would only wait for the end of the read. */
 static char *
 take_buffer(reader_t *r, apr_size_t need, apr_size_t *cap)
 {
@@ -298,8 +370,12 @@ take_buffer(reader_t *r, apr_size_t need, apr_size_t *cap)
       best = i;
   if (best < 0)
     {
+      for (i = 0; spares && i < r->spares->nelts; i++)
+        free_buffer(r, spares[i].data);
+      if (r->spares)
+        apr_array_clear(r->spares);
       *cap = spare_capacity(need);
-      return apr_palloc(r->pool, *cap);
+      return new_buffer(r, *cap);
     }
   data = spares[best].data;
   *cap = spares[best].cap;
@@ -334,18 +410,14 @@ release_src(rep_src_t *src)
   src->out = NULL;
   src->out_cap = 0;
   src->out_len = 0;
+  /* IN always points into OWN_IN (the prefetch or a refill). */
+  src->in = NULL;
+  src->in_len = 0;
+  give_buffer(src->reader, src->own_in, src->own_in_cap);
+  src->own_in = NULL;
+  src->own_in_cap = 0;
   if (src->kind == SRC_DELTA)
-    {
-      if (src->in == src->own_in)
-        {
-          src->in = NULL;
-          src->in_len = 0;
-        }
-      give_buffer(src->reader, src->own_in, src->own_in_cap);
-      src->own_in = NULL;
-      src->own_in_cap = 0;
-      src->released = TRUE;
-    }
+    src->released = TRUE;
 }
 
 /* Make sure bytes [SRC->read_pos, SRC->read_pos + NEED) of SRC's data are
@@ -417,6 +489,30 @@ open_txn_item(svn_fs_fs__revfile_t **file, apr_off_t *offset, reader_t *r,
   return SVN_NO_ERROR;
 }
 
+/* Read up to MAX_LEN bytes at OFFSET of SRC's file (fewer at its end)
+   into SRC's input buffer, NUL-terminated, for the header and the first
+   data; *LEN gets the count.  The buffer is one of the read's heap
+   buffers, so that a link that is done hands it to the next one. */
+static svn_error_t *
+prefetch(apr_size_t *len, rep_src_t *src, apr_off_t offset,
+         apr_size_t max_len)
+{
+  apr_off_t left = src->file->file_size - offset;
+  char probe;
+
+  *len = 0;
+
+  if (offset < 0 || left < 0)
+    /* Beyond the end: let the file layer say so. */
+    return svn_error_trace(svn_fs_fs__revfile_read(&probe, 1, src->file,
+                                                   offset));
+  *len = left < (apr_off_t)max_len ? (apr_size_t)left : max_len;
+  src->own_in = take_buffer(src->reader, *len + 1, &src->own_in_cap);
+  SVN_ERR(svn_fs_fs__revfile_read(src->own_in, *len, src->file, offset));
+  src->own_in[*len] = '\0';
+  return SVN_NO_ERROR;
+}
+
 /* Open the representation (REV, ITEM) -- or item ITEM of transaction
    TXN_ID when that is not NULL -- whose data is SIZE bytes long: read
    its header (REP-1 .. REP-4) together with up to PREFETCH_SIZE bytes of
@@ -459,8 +555,8 @@ src_open(rep_src_t **result, reader_t *r, svn_revnum_t rev,
       SVN_ERR(svn_fs_fs__item_offset(&offset, r->fs, src->file, rev, item,
                                      r->scratch));
     }
-  SVN_ERR(svn_fs_fs__revfile_read_some(&data, &len, src->file, offset,
-                                       max_len, r->pool));
+  SVN_ERR(prefetch(&len, src, offset, max_len));
+  data = src->own_in;
   svn_pool_clear(r->scratch);
   err = svn_fs_fs__rep_header_parse(&src->header, data, len,
                                     src_where(src));

@@ -106,13 +106,25 @@ svn_fs_fs__svndiff_parse_window(svn_fs_fs__svndiff_window_t *window,
   return SVN_NO_ERROR;
 }
 
+/* Pool cleanup: free the buffers of BATON, an svndiff_buffers_t. */
+static apr_status_t
+free_buffers(void *baton)
+{
+  svn_fs_fs__svndiff_buffers_t *bufs = baton;
+
+  svn_fs_fs__heapbuf_free(&bufs->ins);
+  svn_fs_fs__heapbuf_free(&bufs->new_data);
+  return APR_SUCCESS;
+}
+
 svn_fs_fs__svndiff_buffers_t *
 svn_fs_fs__svndiff_buffers_create(apr_pool_t *result_pool)
 {
-  svn_fs_fs__svndiff_buffers_t *bufs = apr_palloc(result_pool,
-                                                  sizeof(*bufs));
-  bufs->ins = svn_stringbuf_create_ensure(1024, result_pool);
-  bufs->new_data = svn_stringbuf_create_ensure(1024, result_pool);
+  svn_fs_fs__svndiff_buffers_t *bufs = apr_pcalloc(result_pool,
+                                                   sizeof(*bufs));
+
+  apr_pool_cleanup_register(result_pool, bufs, free_buffers,
+                            apr_pool_cleanup_null);
   return bufs;
 }
 
@@ -123,7 +135,7 @@ svn_fs_fs__svndiff_buffers_create(apr_pool_t *result_pool)
 static svn_error_t *
 decode_section(const unsigned char **out, apr_size_t *out_len, int version,
                const unsigned char *in, apr_size_t in_len, apr_size_t limit,
-               svn_stringbuf_t *buf)
+               svn_fs_fs__heapbuf_t *buf)
 {
   const unsigned char *p = in, *end = in + in_len;
   apr_uint64_t orig;
@@ -147,7 +159,11 @@ decode_section(const unsigned char **out, apr_size_t *out_len, int version,
       return SVN_NO_ERROR;
     }
 
-  svn_stringbuf_ensure(buf, (apr_size_t)orig);
+  /* Grown in whole pages (never to 0 bytes: a NULL DATA is no buffer):
+     sections are bounded by the window size, so a read reallocates a
+     handful of times and keeps one copy of each buffer. */
+  svn_fs_fs__heapbuf_reserve(buf, ((apr_size_t)orig + 4096)
+                                  & ~(apr_size_t)4095);
   if (version == 1)
     {
       uLongf got = (uLongf)orig;
@@ -189,10 +205,10 @@ svn_fs_fs__svndiff_decode_sections(svn_fs_fs__svndiff_sections_t *sections,
 
   SVN_ERR(decode_section(&sections->ins, &sections->ins_len, version, body,
                          window->ins_len,
-                         (window->tview_len + 1) * MAX_OP_BYTES, bufs->ins));
+                         (window->tview_len + 1) * MAX_OP_BYTES, &bufs->ins));
   SVN_ERR(decode_section(&sections->new_data, &sections->new_len, version,
                          body + window->ins_len, window->new_len,
-                         window->tview_len, bufs->new_data));
+                         window->tview_len, &bufs->new_data));
   return SVN_NO_ERROR;
 }
 

@@ -15,6 +15,7 @@
 #include "svn_error.h"
 #include "svn_string.h"
 #include "svn_delta.h"
+#include "heapbuf.h"
 
 /* Length of the stream header "SVN" + version byte (SVNDIFF-1). */
 #define SVN_FS_FS__SVNDIFF_HEADER_LEN 4
@@ -62,12 +63,13 @@ svn_fs_fs__svndiff_parse_window(svn_fs_fs__svndiff_window_t *window,
                                 svn_boolean_t *complete,
                                 const void *data, apr_size_t len);
 
-/* Reusable output buffers of the section decoder: grow on demand, never
-   shrink.  Allocate with svn_fs_fs__svndiff_buffers_create(). */
+/* Reusable output buffers of the section decoder: grow on demand (to the
+   largest section, in heap memory), never shrink, freed with the pool
+   given to svn_fs_fs__svndiff_buffers_create(). */
 typedef struct svn_fs_fs__svndiff_buffers_t
 {
-  svn_stringbuf_t *ins;
-  svn_stringbuf_t *new_data;
+  svn_fs_fs__heapbuf_t ins;
+  svn_fs_fs__heapbuf_t new_data;
 } svn_fs_fs__svndiff_buffers_t;
 
 svn_fs_fs__svndiff_buffers_t *

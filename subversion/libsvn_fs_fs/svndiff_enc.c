@@ -94,42 +94,6 @@ append_varint(svn_fs_fs__heapbuf_t *buf, apr_uint64_t v)
   svn_fs_fs__heapbuf_append(buf, tmp, put_varint(tmp, v));
 }
 
-void
-svn_fs_fs__heapbuf_reserve(svn_fs_fs__heapbuf_t *buf, apr_size_t need)
-{
-  char *grown;
-
-  if (need <= buf->capacity)
-    return;
-  grown = realloc(buf->data, need);
-  if (!grown)
-    abort();          /* out of memory: what APR pools do too */
-  buf->data = grown;
-  buf->capacity = need;
-}
-
-void
-svn_fs_fs__heapbuf_append(svn_fs_fs__heapbuf_t *buf, const void *data,
-                          apr_size_t len)
-{
-  apr_size_t need = buf->len + len;
-
-  if (need > buf->capacity)
-    svn_fs_fs__heapbuf_reserve(buf, need > 2 * buf->capacity
-                                    ? (need > 256 ? need : 256)
-                                    : 2 * buf->capacity);
-  if (len)
-    memcpy(buf->data + buf->len, data, len);
-  buf->len = need;
-}
-
-void
-svn_fs_fs__heapbuf_free(svn_fs_fs__heapbuf_t *buf)
-{
-  free(buf->data);
-  memset(buf, 0, sizeof(*buf));
-}
-
 /* Set E's version and level, and its matcher's minimum copy lengths for
    them. */
 static void

@@ -14,38 +14,13 @@
 #include "svn_types.h"
 #include "svn_error.h"
 #include "svn_string.h"
+#include "heapbuf.h"
 
 /* Target bytes per window: 100 kB, what every Subversion writer uses
    (libsvn_delta keeps the same number private).  Readers size their
    buffers for it, so windows should not be larger. */
 #define SVN_FS_FS__DELTA_WINDOW_SIZE 102400
 
-/* A growable byte buffer in heap memory rather than a pool.  Long-lived
-   users (an encoder or rep writer buffers serving many reps one after the
-   other) grow it to the largest window they see and keep that one copy;
-   growing in a pool would keep every smaller copy too.  DATA is NULL
-   until the first reservation.  Out of memory aborts, as pools do. */
-typedef struct svn_fs_fs__heapbuf_t
-{
-  char *data;
-  apr_size_t len;
-  apr_size_t capacity;
-} svn_fs_fs__heapbuf_t;
-
-/* Make BUF hold at least NEED bytes (keeping its contents); exactly NEED
-   if it must grow, so the caller picks the growth policy. */
-void
-svn_fs_fs__heapbuf_reserve(svn_fs_fs__heapbuf_t *buf, apr_size_t need);
-
-/* Append LEN bytes at DATA to BUF, at least doubling its capacity when
-   it must grow. */
-void
-svn_fs_fs__heapbuf_append(svn_fs_fs__heapbuf_t *buf, const void *data,
-                          apr_size_t len);
-
-/* Free BUF's memory; BUF is then empty and can be used again. */
-void
-svn_fs_fs__heapbuf_free(svn_fs_fs__heapbuf_t *buf);
 
 /* Reusable encoder state (matcher tables, zlib stream, section
    buffers). */

@@ -431,6 +431,72 @@ test_block_lru(void **state)
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
+/* Blocks the counting hook below was offered. */
+static int hook_calls;
+
+static svn_error_t *
+count_blocks(svn_fs_fs__revfile_t *file, apr_off_t block_start,
+             const unsigned char *data, apr_size_t len, apr_off_t read_at,
+             apr_pool_t *scratch_pool)
+{
+  hook_calls++;
+  return SVN_NO_ERROR;
+}
+
+/* A read of a quarter block or more goes straight to the file: streaming
+   a large text must not push the small items' blocks out of the set (nor
+   make the set hold its whole budget: a load of large files kept 2 MB of
+   blocks of texts it never read again).  Smaller reads go through the
+   blocks, which the block hook sees. */
+static void
+test_large_reads_bypass_blocks(void **state)
+{
+  const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
+                                                     : "/tmp",
+                                    "fsfs7-test-revfile-bypass", pool);
+  apr_size_t size = 64 * 1024, k;
+  unsigned char *bytes = apr_palloc(pool, size);
+  unsigned char buf[2048];
+  svn_fs_fs__revfile_t *file;
+  svn_fs_t *fs;
+
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+  CHECK(svn_io_copy_dir_recursively(vector_db("f8small"),
+                                    svn_dirent_dirname(dir, pool),
+                                    svn_dirent_basename(dir, pool),
+                                    FALSE, NULL, NULL, pool));
+  for (k = 0; k < size; k++)
+    bytes[k] = (unsigned char)((k * 2654435761u) >> 13);
+  CHECK(svn_io_remove_file2(svn_dirent_join(dir, "revs/0/1", pool), FALSE,
+                            pool));
+  CHECK(svn_io_file_create_bytes(svn_dirent_join(dir, "revs/0/1", pool),
+                                 bytes, size, pool));
+  fs = make_fs(dir, FALSE, pool);
+  SVN_FS_FS__DATA(fs)->block_size = 4096;
+  svn_fs_fs__revfile_set_block_hook(fs, count_blocks);
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 1, pool, pool));
+  file->block_hook = TRUE;
+  hook_calls = 0;
+
+  /* 1024 bytes (a quarter of the block) and more: no block involved. */
+  CHECK(svn_fs_fs__revfile_read(buf, 1024, file, 8192 + 10));
+  assert_memory_equal(buf, bytes + 8192 + 10, 1024);
+  CHECK(svn_fs_fs__revfile_read(buf, sizeof(buf), file, 20000));
+  assert_memory_equal(buf, bytes + 20000, sizeof(buf));
+  assert_int_equal(hook_calls, 0);
+
+  /* A small read loads its block, which the hook is offered once. */
+  CHECK(svn_fs_fs__revfile_read(buf, 300, file, 8192 + 10));
+  assert_memory_equal(buf, bytes + 8192 + 10, 300);
+  CHECK(svn_fs_fs__revfile_read(buf, 300, file, 8192 + 400));
+  assert_memory_equal(buf, bytes + 8192 + 400, 300);
+  assert_int_equal(hook_calls, 1);
+
+  svn_fs_fs__revfile_set_block_hook(fs, NULL);
+  CHECK(svn_fs_fs__revfile_close(file));
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
 /* Copy the f8small vector repository to a scratch dir, damage byte AT of
    r1 (XOR MASK) and return the verify_indexes error. */
 static svn_error_t *
@@ -798,6 +864,7 @@ main(void)
     cmocka_unit_test(test_stale_min_unpacked),
     cmocka_unit_test(test_handle_lifetimes),
     cmocka_unit_test(test_block_lru),
+    cmocka_unit_test(test_large_reads_bypass_blocks),
     cmocka_unit_test(test_chain_bottom_stays_open),
     cmocka_unit_test(test_probed_sizes),
     cmocka_unit_test(test_verify_damage),
