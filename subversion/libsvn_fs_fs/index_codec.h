@@ -222,6 +222,15 @@ svn_fs_fs__proto_p2l_parse(apr_array_header_t **entries,
                            const unsigned char *data, apr_size_t len,
                            const char *where, apr_pool_t *result_pool);
 
+/* Like svn_fs_fs__proto_p2l_parse, for a file read piece by piece: append
+   the records of the next LEN bytes at DATA to ENTRIES, which holds those
+   of everything before them (a whole number of records), so that the
+   records need not all be in memory at once. */
+svn_error_t *
+svn_fs_fs__proto_p2l_parse_more(apr_array_header_t *entries,
+                                const unsigned char *data, apr_size_t len,
+                                const char *where);
+
 /* Write ENTRY as a proto-P2L record into BUF. */
 void
 svn_fs_fs__proto_p2l_unparse(unsigned char buf[SVN_FS_FS__PROTO_P2L_RECORD],

@@ -427,6 +427,28 @@ test_proto_indexes(void **state)
     assert_non_null(err);
     assert_non_null(strstr(err->message, "PROTO-3"));
     svn_error_clear(err);
+
+    /* Read piece by piece, the same file gives the same entries, and a
+       gap between two pieces is caught where it is in the file. */
+    entries = apr_array_make(pool, 1, sizeof(svn_fs_fs__p2l_entry_t));
+    next.offset = e->offset + e->size;
+    svn_fs_fs__proto_p2l_unparse(two + 48, &next);
+    assert_null(svn_fs_fs__proto_p2l_parse_more(entries, two, 48, "t"));
+    assert_null(svn_fs_fs__proto_p2l_parse_more(entries, two + 48, 48, "t"));
+    assert_int_equal(entries->nelts, 2);
+    assert_int_equal(APR_ARRAY_IDX(entries, 1, svn_fs_fs__p2l_entry_t).offset,
+                     31);
+    assert_int_equal(APR_ARRAY_IDX(entries, 1, svn_fs_fs__p2l_entry_t).size,
+                     31);
+    err = svn_fs_fs__proto_p2l_parse_more(entries, two + 48, 48, "t");
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "record at offset 96"));
+    assert_non_null(strstr(err->message, "PROTO-3"));
+    svn_error_clear(err);
+    err = svn_fs_fs__proto_p2l_parse_more(entries, two, 47, "t");
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "size 143 "));
+    svn_error_clear(err);
   }
 }
 
