@@ -967,21 +967,19 @@ proto_l2p_store(apr_array_header_t *offsets, apr_uint64_t item,
 }
 
 svn_error_t *
-svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
-                           const unsigned char *data, apr_size_t len,
-                           const char *where, apr_pool_t *result_pool)
+svn_fs_fs__proto_l2p_parse_more(apr_array_header_t *revisions,
+                                apr_size_t done, const unsigned char *data,
+                                apr_size_t len, apr_size_t file_len,
+                                const char *where, apr_pool_t *result_pool)
 {
-  apr_array_header_t *result
-    = apr_array_make(result_pool, 1, sizeof(apr_array_header_t *));
   apr_array_header_t *current
-    = apr_array_make(result_pool, 8, sizeof(apr_off_t));
+    = APR_ARRAY_IDX(revisions, revisions->nelts - 1, apr_array_header_t *);
   apr_size_t at;
 
-  APR_ARRAY_PUSH(result, apr_array_header_t *) = current;
   if (len % SVN_FS_FS__PROTO_L2P_RECORD)
     return svn_fs_fs__index_corrupt("PROTO-1", where,
              "Proto-L2P size %lu is not a multiple of %d",
-             (unsigned long)len, SVN_FS_FS__PROTO_L2P_RECORD);
+             (unsigned long)file_len, SVN_FS_FS__PROTO_L2P_RECORD);
   for (at = 0; at < len; at += SVN_FS_FS__PROTO_L2P_RECORD)
     {
       apr_uint64_t stored = get_le64(data + at);
@@ -990,20 +988,36 @@ svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
       if (stored == 0 && item == 0)
         {
           /* Separator; the one before the first record is optional. */
-          if (at > 0)
+          if (done + at > 0)
             {
               current = apr_array_make(result_pool, 8, sizeof(apr_off_t));
-              APR_ARRAY_PUSH(result, apr_array_header_t *) = current;
+              APR_ARRAY_PUSH(revisions, apr_array_header_t *) = current;
             }
           continue;
         }
       if (stored == 0 || stored > MAX_POSITION || item == 0)
         return svn_fs_fs__index_corrupt("PROTO-2", where,
                  "Invalid proto-L2P record at offset %lu",
-                 (unsigned long)at);
+                 (unsigned long)(done + at));
       SVN_ERR(proto_l2p_store(current, item, (apr_off_t)stored - 1,
-                              len / SVN_FS_FS__PROTO_L2P_RECORD, where));
+                              file_len / SVN_FS_FS__PROTO_L2P_RECORD,
+                              where));
     }
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
+                           const unsigned char *data, apr_size_t len,
+                           const char *where, apr_pool_t *result_pool)
+{
+  apr_array_header_t *result
+    = apr_array_make(result_pool, 1, sizeof(apr_array_header_t *));
+
+  APR_ARRAY_PUSH(result, apr_array_header_t *)
+    = apr_array_make(result_pool, 8, sizeof(apr_off_t));
+  SVN_ERR(svn_fs_fs__proto_l2p_parse_more(result, 0, data, len, len, where,
+                                          result_pool));
   *revisions = result;
   return SVN_NO_ERROR;
 }
