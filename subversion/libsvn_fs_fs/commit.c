@@ -433,17 +433,63 @@ write_changes(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
            scratch_pool));
 }
 
-/* The proto P2L entries of the new revision with every gap before
-   COVERED filled by unused ranges (P2L covers every byte, P2L-6). */
-static apr_array_header_t *
-complete_p2l(const apr_array_header_t *entries, svn_revnum_t rev,
-             apr_off_t covered, apr_pool_t *result_pool)
+/* Append to ENTRIES an unused range of SIZE bytes at OFFSET. */
+static void
+push_p2l_gap(apr_array_header_t *entries, apr_off_t offset, apr_off_t size)
 {
-  apr_array_header_t *out = apr_array_make(result_pool, entries->nelts + 4,
-                                           sizeof(svn_fs_fs__p2l_entry_t));
+  svn_fs_fs__p2l_entry_t *gap = apr_array_push(entries);
+
+  memset(gap, 0, sizeof(*gap));
+  gap->offset = offset;
+  gap->size = size;
+  gap->type = SVN_FS_FS__ITEM_TYPE_UNUSED;
+  gap->revision = SVN_INVALID_REVNUM;
+}
+
+/* Where the proto P2L ENTRIES end if they cover the file from offset 0
+   without a gap, else -1. */
+static apr_off_t
+p2l_contiguous_end(const apr_array_header_t *entries)
+{
   apr_off_t at = 0;
   int i;
 
+  for (i = 0; i < entries->nelts; i++)
+    {
+      const svn_fs_fs__p2l_entry_t *e
+        = &APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t);
+
+      if (e->offset != at)
+        return -1;
+      at += e->size;
+    }
+  return at;
+}
+
+/* The proto P2L entries of the new revision with every gap before
+   COVERED filled by unused ranges (P2L covers every byte, P2L-6).
+   Proto entries follow each other (PROTO-3), so usually only the tail
+   needs filling and ENTRIES is completed in place: a copy of the entries
+   of a 12,805-file commit took 1 MB at the peak of the full maven load. */
+static apr_array_header_t *
+complete_p2l(apr_array_header_t *entries, svn_revnum_t rev,
+             apr_off_t covered, apr_pool_t *result_pool)
+{
+  apr_off_t end = p2l_contiguous_end(entries);
+  apr_array_header_t *out;
+  apr_off_t at = 0;
+  int i;
+
+  if (end >= 0)
+    {
+      for (i = 0; i < entries->nelts; i++)
+        APR_ARRAY_IDX(entries, i, svn_fs_fs__p2l_entry_t).revision = rev;
+      if (covered > end)
+        push_p2l_gap(entries, end, covered - end);
+      return entries;
+    }
+  out = apr_array_make(result_pool, entries->nelts + 4,
+                       sizeof(svn_fs_fs__p2l_entry_t));
   for (i = 0; i <= entries->nelts; i++)
     {
       const svn_fs_fs__p2l_entry_t *e
@@ -452,14 +498,7 @@ complete_p2l(const apr_array_header_t *entries, svn_revnum_t rev,
       apr_off_t next = e ? e->offset : covered;
 
       if (next > at)
-        {
-          svn_fs_fs__p2l_entry_t *gap = apr_array_push(out);
-          memset(gap, 0, sizeof(*gap));
-          gap->offset = at;
-          gap->size = next - at;
-          gap->type = SVN_FS_FS__ITEM_TYPE_UNUSED;
-          gap->revision = SVN_INVALID_REVNUM;
-        }
+        push_p2l_gap(out, at, next - at);
       if (e && e->offset >= at)
         {
           svn_fs_fs__p2l_entry_t *copy = apr_array_push(out);
@@ -540,17 +579,25 @@ static svn_error_t *
 write_final_rev(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
   const svn_fs_fs__id_t *new_root;
+  apr_pool_t *step_pool = svn_pool_create(scratch_pool);
 
+  /* Each step gets memory of its own, returned before the next: the
+     tree walk's listings, the folded changes and the indexes of a
+     12,805-file commit were all alive at once at the peak of the full
+     maven load. */
   SVN_ERR(write_node(&new_root, ctx, ctx->root_txn_id, scratch_pool,
-                     scratch_pool));
+                     step_pool));
   if (svn_fs_fs__id_is_txn(new_root) || new_root == ctx->root_txn_id)
     return svn_error_create(SVN_ERR_FS_CORRUPT, NULL,
                             "Transaction root is not mutable");
-  SVN_ERR(write_changes(ctx, scratch_pool));
+  svn_pool_clear(step_pool);
+  SVN_ERR(write_changes(ctx, step_pool));
+  svn_pool_clear(step_pool);
   if (ctx->ffd->use_log_addressing)
-    SVN_ERR(write_indexes(ctx, scratch_pool));
+    SVN_ERR(write_indexes(ctx, step_pool));
   else
-    SVN_ERR(write_trailer(ctx, scratch_pool));
+    SVN_ERR(write_trailer(ctx, step_pool));
+  svn_pool_destroy(step_pool);
   SVN_ERR(svn_io_file_flush(ctx->protorev->file, scratch_pool));
   if (ctx->flush)
     SVN_ERR(svn_io_file_flush_to_disk(ctx->protorev->file, scratch_pool));

@@ -967,21 +967,19 @@ proto_l2p_store(apr_array_header_t *offsets, apr_uint64_t item,
 }
 
 svn_error_t *
-svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
-                           const unsigned char *data, apr_size_t len,
-                           const char *where, apr_pool_t *result_pool)
+svn_fs_fs__proto_l2p_parse_more(apr_array_header_t *revisions,
+                                apr_size_t done, const unsigned char *data,
+                                apr_size_t len, apr_size_t file_len,
+                                const char *where, apr_pool_t *result_pool)
 {
-  apr_array_header_t *result
-    = apr_array_make(result_pool, 1, sizeof(apr_array_header_t *));
   apr_array_header_t *current
-    = apr_array_make(result_pool, 8, sizeof(apr_off_t));
+    = APR_ARRAY_IDX(revisions, revisions->nelts - 1, apr_array_header_t *);
   apr_size_t at;
 
-  APR_ARRAY_PUSH(result, apr_array_header_t *) = current;
   if (len % SVN_FS_FS__PROTO_L2P_RECORD)
     return svn_fs_fs__index_corrupt("PROTO-1", where,
              "Proto-L2P size %lu is not a multiple of %d",
-             (unsigned long)len, SVN_FS_FS__PROTO_L2P_RECORD);
+             (unsigned long)file_len, SVN_FS_FS__PROTO_L2P_RECORD);
   for (at = 0; at < len; at += SVN_FS_FS__PROTO_L2P_RECORD)
     {
       apr_uint64_t stored = get_le64(data + at);
@@ -990,20 +988,36 @@ svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
       if (stored == 0 && item == 0)
         {
           /* Separator; the one before the first record is optional. */
-          if (at > 0)
+          if (done + at > 0)
             {
               current = apr_array_make(result_pool, 8, sizeof(apr_off_t));
-              APR_ARRAY_PUSH(result, apr_array_header_t *) = current;
+              APR_ARRAY_PUSH(revisions, apr_array_header_t *) = current;
             }
           continue;
         }
       if (stored == 0 || stored > MAX_POSITION || item == 0)
         return svn_fs_fs__index_corrupt("PROTO-2", where,
                  "Invalid proto-L2P record at offset %lu",
-                 (unsigned long)at);
+                 (unsigned long)(done + at));
       SVN_ERR(proto_l2p_store(current, item, (apr_off_t)stored - 1,
-                              len / SVN_FS_FS__PROTO_L2P_RECORD, where));
+                              file_len / SVN_FS_FS__PROTO_L2P_RECORD,
+                              where));
     }
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
+                           const unsigned char *data, apr_size_t len,
+                           const char *where, apr_pool_t *result_pool)
+{
+  apr_array_header_t *result
+    = apr_array_make(result_pool, 1, sizeof(apr_array_header_t *));
+
+  APR_ARRAY_PUSH(result, apr_array_header_t *)
+    = apr_array_make(result_pool, 8, sizeof(apr_off_t));
+  SVN_ERR(svn_fs_fs__proto_l2p_parse_more(result, 0, data, len, len, where,
+                                          result_pool));
   *revisions = result;
   return SVN_NO_ERROR;
 }
@@ -1017,38 +1031,41 @@ svn_fs_fs__proto_l2p_unparse(unsigned char buf[SVN_FS_FS__PROTO_L2P_RECORD],
 }
 
 svn_error_t *
-svn_fs_fs__proto_p2l_parse(apr_array_header_t **entries,
-                           const unsigned char *data, apr_size_t len,
-                           const char *where, apr_pool_t *result_pool)
+svn_fs_fs__proto_p2l_parse_more(apr_array_header_t *entries,
+                                const unsigned char *data, apr_size_t len,
+                                const char *where)
 {
-  apr_array_header_t *result
-    = apr_array_make(result_pool, (int)(len / SVN_FS_FS__PROTO_P2L_RECORD)
-                                  + 1, sizeof(svn_fs_fs__p2l_entry_t));
   apr_size_t at;
 
   if (len % SVN_FS_FS__PROTO_P2L_RECORD)
     return svn_fs_fs__index_corrupt("PROTO-1", where,
              "Proto-P2L size %lu is not a multiple of %d",
-             (unsigned long)len, SVN_FS_FS__PROTO_P2L_RECORD);
+             (unsigned long)(entries->nelts * SVN_FS_FS__PROTO_P2L_RECORD
+                             + len),
+             SVN_FS_FS__PROTO_P2L_RECORD);
   for (at = 0; at < len; at += SVN_FS_FS__PROTO_P2L_RECORD)
     {
       const unsigned char *p = data + at;
       apr_uint64_t offset = get_le64(p), size = get_le64(p + 8);
       apr_uint64_t type = get_le64(p + 16), fnv = get_le64(p + 24);
       apr_uint64_t rev = get_le64(p + 32), item = get_le64(p + 40);
+      const svn_fs_fs__p2l_entry_t *last
+        = entries->nelts ? &APR_ARRAY_IDX(entries, entries->nelts - 1,
+                                          svn_fs_fs__p2l_entry_t)
+                         : NULL;
       svn_fs_fs__p2l_entry_t *e;
 
+      /* Every record so far took one entry: the file offset of this one
+         follows from their count. */
       if (offset >= MAX_POSITION || size >= MAX_POSITION
           || type > SVN_FS_FS__ITEM_TYPE_CHANGES || fnv > APR_UINT32_MAX
           || rev >= MAX_POSITION || item >= MAX_POSITION
-          || (result->nelts && (apr_off_t)offset
-                               != APR_ARRAY_IDX(result, result->nelts - 1,
-                                                svn_fs_fs__p2l_entry_t).offset
-                                  + APR_ARRAY_IDX(result, result->nelts - 1,
-                                                  svn_fs_fs__p2l_entry_t).size))
+          || (last && (apr_off_t)offset != last->offset + last->size))
         return svn_fs_fs__index_corrupt("PROTO-3", where,
-                 "Invalid proto-P2L record at offset %lu", (unsigned long)at);
-      e = apr_array_push(result);
+                 "Invalid proto-P2L record at offset %lu",
+                 (unsigned long)(entries->nelts
+                                 * SVN_FS_FS__PROTO_P2L_RECORD));
+      e = apr_array_push(entries);
       e->offset = (apr_off_t)offset;
       e->size = (apr_off_t)size;
       e->type = (svn_fs_fs__item_type_t)type;
@@ -1056,6 +1073,19 @@ svn_fs_fs__proto_p2l_parse(apr_array_header_t **entries,
       e->revision = rev == 0 ? SVN_INVALID_REVNUM : (svn_revnum_t)rev - 1;
       e->item_index = item;
     }
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__proto_p2l_parse(apr_array_header_t **entries,
+                           const unsigned char *data, apr_size_t len,
+                           const char *where, apr_pool_t *result_pool)
+{
+  apr_array_header_t *result
+    = apr_array_make(result_pool, (int)(len / SVN_FS_FS__PROTO_P2L_RECORD)
+                                  + 1, sizeof(svn_fs_fs__p2l_entry_t));
+
+  SVN_ERR(svn_fs_fs__proto_p2l_parse_more(result, data, len, where));
   *entries = result;
   return SVN_NO_ERROR;
 }

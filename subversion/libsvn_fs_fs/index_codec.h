@@ -209,6 +209,17 @@ svn_fs_fs__proto_l2p_parse(apr_array_header_t **revisions,
                            const unsigned char *data, apr_size_t len,
                            const char *where, apr_pool_t *result_pool);
 
+/* Like svn_fs_fs__proto_l2p_parse, for a file of FILE_LEN bytes read
+   piece by piece: parse the next LEN bytes at DATA, which start DONE
+   bytes into the file (a whole number of records), into REVISIONS,
+   which holds what the earlier pieces gave (one empty item array before
+   the first piece).  New revisions' arrays go to RESULT_POOL. */
+svn_error_t *
+svn_fs_fs__proto_l2p_parse_more(apr_array_header_t *revisions,
+                                apr_size_t done, const unsigned char *data,
+                                apr_size_t len, apr_size_t file_len,
+                                const char *where, apr_pool_t *result_pool);
+
 /* Write the proto-L2P record for an item at OFFSET (or, with
    ITEM_INDEX 0 and OFFSET -1, the revision separator) into BUF. */
 void
@@ -221,6 +232,15 @@ svn_error_t *
 svn_fs_fs__proto_p2l_parse(apr_array_header_t **entries,
                            const unsigned char *data, apr_size_t len,
                            const char *where, apr_pool_t *result_pool);
+
+/* Like svn_fs_fs__proto_p2l_parse, for a file read piece by piece: append
+   the records of the next LEN bytes at DATA to ENTRIES, which holds those
+   of everything before them (a whole number of records), so that the
+   records need not all be in memory at once. */
+svn_error_t *
+svn_fs_fs__proto_p2l_parse_more(apr_array_header_t *entries,
+                                const unsigned char *data, apr_size_t len,
+                                const char *where);
 
 /* Write ENTRY as a proto-P2L record into BUF. */
 void

@@ -201,12 +201,11 @@ svn_fs_fs__txn_changes_fold(apr_hash_t *changes,
 }
 
 svn_error_t *
-svn_fs_fs__txn_changes_parse_fold(apr_hash_t **changes, const char *data,
-                                  apr_size_t len, const char *where,
-                                  apr_pool_t *result_pool,
-                                  apr_pool_t *scratch_pool)
+svn_fs_fs__txn_changes_fold_some(apr_hash_t *changes, apr_size_t *consumed,
+                                 const char *data, apr_size_t len,
+                                 const char *where, apr_pool_t *result_pool,
+                                 apr_pool_t *scratch_pool)
 {
-  apr_hash_t *result = apr_hash_make(result_pool);
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   apr_size_t pos = 0;
 
@@ -217,21 +216,41 @@ svn_fs_fs__txn_changes_parse_fold(apr_hash_t **changes, const char *data,
       svn_fs_fs__change_scan_t what = svn_fs_fs__change_scan(&n, data + pos,
                                                              len - pos);
 
-      svn_pool_clear(iterpool);
-      /* A transaction's list has no terminator and no torn tail (TXN-9). */
+      /* A transaction's list has no terminator (TXN-9). */
       if (what == svn_fs_fs__change_scan_end)
         return svn_fs_fs__corrupt("TXN-9", where,
                                   "Unexpected empty line in changes file");
+      /* The rest may come with the caller's next chunk. */
       if (what == svn_fs_fs__change_scan_incomplete)
-        return svn_fs_fs__corrupt("TXN-9", where,
-                                  "Changes file ends inside an entry");
+        break;
+      svn_pool_clear(iterpool);
       SVN_ERR(svn_fs_fs__change_parse(&change, data + pos, n, TRUE, where,
                                       iterpool));
-      SVN_ERR(svn_fs_fs__txn_changes_fold(result, change, where, result_pool,
-                                          iterpool));
+      SVN_ERR(svn_fs_fs__txn_changes_fold(changes, change, where,
+                                          result_pool, iterpool));
       pos += n;
     }
   svn_pool_destroy(iterpool);
+  *consumed = pos;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__txn_changes_parse_fold(apr_hash_t **changes, const char *data,
+                                  apr_size_t len, const char *where,
+                                  apr_pool_t *result_pool,
+                                  apr_pool_t *scratch_pool)
+{
+  apr_hash_t *result = apr_hash_make(result_pool);
+  apr_size_t consumed;
+
+  SVN_ERR(svn_fs_fs__txn_changes_fold_some(result, &consumed, data, len,
+                                           where, result_pool,
+                                           scratch_pool));
+  /* No torn tail either (TXN-9). */
+  if (consumed < len)
+    return svn_fs_fs__corrupt("TXN-9", where,
+                              "Changes file ends inside an entry");
   *changes = result;
   return SVN_NO_ERROR;
 }

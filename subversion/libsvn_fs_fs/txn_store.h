@@ -399,6 +399,17 @@ svn_fs_fs__txn_changes_fold(apr_hash_t *changes,
                             const char *where, apr_pool_t *result_pool,
                             apr_pool_t *scratch_pool);
 
+/* Fold into CHANGES (as svn_fs_fs__txn_changes_fold) the complete
+   entries at the start of the LEN bytes at DATA, a piece of a changes
+   file that begins at an entry; *CONSUMED gets the bytes they took.  A
+   torn entry at the end is left for the caller, who either has more of
+   the file to append to it or found the file cut short (TXN-9). */
+svn_error_t *
+svn_fs_fs__txn_changes_fold_some(apr_hash_t *changes, apr_size_t *consumed,
+                                 const char *data, apr_size_t len,
+                                 const char *where, apr_pool_t *result_pool,
+                                 apr_pool_t *scratch_pool);
+
 /* Parse a whole changes file (LEN bytes at DATA) and fold it. */
 svn_error_t *
 svn_fs_fs__txn_changes_parse_fold(apr_hash_t **changes, const char *data,

@@ -390,6 +390,41 @@ test_proto_indexes(void **state)
     offsets = APR_ARRAY_IDX(revisions, 1, apr_array_header_t *);
     assert_int_equal(offsets->nelts, 6);
     assert_int_equal(APR_ARRAY_IDX(offsets, 5, apr_off_t), 9);
+
+    /* The same file in pieces of one and two records: the leading
+       separator is still optional only at the start of the file, and a
+       bad record is reported at its offset in the file. */
+    revisions = apr_array_make(pool, 1, sizeof(apr_array_header_t *));
+    APR_ARRAY_PUSH(revisions, apr_array_header_t *)
+      = apr_array_make(pool, 1, sizeof(apr_off_t));
+    assert_null(svn_fs_fs__proto_l2p_parse_more(revisions, 0, recs, 16,
+                                                sizeof(recs), "t", pool));
+    assert_null(svn_fs_fs__proto_l2p_parse_more(revisions, 16, recs + 16, 32,
+                                                sizeof(recs), "t", pool));
+    assert_int_equal(revisions->nelts, 2);
+    assert_null(svn_fs_fs__proto_l2p_parse_more(revisions, 48, recs + 48, 32,
+                                                sizeof(recs), "t", pool));
+    assert_int_equal(revisions->nelts, 2);
+    offsets = APR_ARRAY_IDX(revisions, 0, apr_array_header_t *);
+    assert_int_equal(offsets->nelts, 3);
+    assert_int_equal(APR_ARRAY_IDX(offsets, 2, apr_off_t), 100);
+    offsets = APR_ARRAY_IDX(revisions, 1, apr_array_header_t *);
+    assert_int_equal(offsets->nelts, 6);
+    assert_int_equal(APR_ARRAY_IDX(offsets, 1, apr_off_t), 7);
+    assert_int_equal(APR_ARRAY_IDX(offsets, 5, apr_off_t), 9);
+    {
+      unsigned char bad_rec[SVN_FS_FS__PROTO_L2P_RECORD];
+      svn_error_t *err;
+
+      svn_fs_fs__proto_l2p_unparse(bad_rec, 5, 0);
+      bad_rec[0] = 1;
+      err = svn_fs_fs__proto_l2p_parse_more(revisions, 80, bad_rec, 16,
+                                            96, "t", pool);
+      assert_non_null(err);
+      assert_non_null(strstr(err->message, "record at offset 80"));
+      assert_non_null(strstr(err->message, "PROTO-2"));
+      svn_error_clear(err);
+    }
   }
 
   for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
@@ -426,6 +461,28 @@ test_proto_indexes(void **state)
     err = svn_fs_fs__proto_p2l_parse(&entries, two, sizeof(two), "t", pool);
     assert_non_null(err);
     assert_non_null(strstr(err->message, "PROTO-3"));
+    svn_error_clear(err);
+
+    /* Read piece by piece, the same file gives the same entries, and a
+       gap between two pieces is caught where it is in the file. */
+    entries = apr_array_make(pool, 1, sizeof(svn_fs_fs__p2l_entry_t));
+    next.offset = e->offset + e->size;
+    svn_fs_fs__proto_p2l_unparse(two + 48, &next);
+    assert_null(svn_fs_fs__proto_p2l_parse_more(entries, two, 48, "t"));
+    assert_null(svn_fs_fs__proto_p2l_parse_more(entries, two + 48, 48, "t"));
+    assert_int_equal(entries->nelts, 2);
+    assert_int_equal(APR_ARRAY_IDX(entries, 1, svn_fs_fs__p2l_entry_t).offset,
+                     31);
+    assert_int_equal(APR_ARRAY_IDX(entries, 1, svn_fs_fs__p2l_entry_t).size,
+                     31);
+    err = svn_fs_fs__proto_p2l_parse_more(entries, two + 48, 48, "t");
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "record at offset 96"));
+    assert_non_null(strstr(err->message, "PROTO-3"));
+    svn_error_clear(err);
+    err = svn_fs_fs__proto_p2l_parse_more(entries, two, 47, "t");
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "size 143 "));
     svn_error_clear(err);
   }
 }

@@ -638,6 +638,56 @@ test_nodes_and_stock_reads(void **state)
     }
 }
 
+/* A changes file is folded a chunk (64 kB) at a time: entries that
+   straddle a chunk, and one longer than a chunk, fold as they do read
+   whole; a torn last entry is still corrupt (TXN-9); no file at all is
+   an empty list. */
+static void
+test_changes_in_chunks(void **state)
+{
+  svn_fs_t *fs = repos[0].fs;
+  svn_fs_fs__txn_id_t id = new_txn(&repos[0]);
+  const char *path = svn_fs_fs__txn_path(fs, &id, "changes", pool);
+  svn_stringbuf_t *text = svn_stringbuf_create_empty(pool);
+  svn_stringbuf_t *longpath = svn_stringbuf_create("/long-", pool);
+  apr_hash_t *changes, *whole;
+  int i;
+
+  for (i = 0; i < 3000; i++)
+    svn_stringbuf_appendcstr(text, apr_psprintf(pool,
+      "_%x.0.t1-1 add-file true false false /d/f%d\n\n", i, i));
+  while (longpath->len < 150 * 1000)
+    svn_stringbuf_appendcstr(longpath, "0123456789");
+  svn_stringbuf_appendcstr(text, apr_psprintf(pool,
+    "_z.0.t1-1 add-file true false false %s\n\n", longpath->data));
+  svn_stringbuf_appendcstr(text,
+    "_5.0.t1-1 modify-file false true false /d/f5\n\n"
+    "_7.0.t1-1 delete-file false false false /d/f7\n\n");
+  assert_true(text->len > 3 * 64 * 1024);
+  check(svn_io_remove_file2(path, TRUE, pool));
+  check(svn_io_file_create_bytes(path, text->data, text->len, pool));
+  check(svn_fs_fs__txn_changes(&changes, fs, &id, pool, pool));
+  check(svn_fs_fs__txn_changes_parse_fold(&whole, text->data, text->len,
+                                          "whole", pool, pool));
+  assert_int_equal(apr_hash_count(changes), 3000);
+  assert_non_null(svn_hash_gets(changes, longpath->data));
+  assert_null(svn_hash_gets(changes, "/d/f7"));
+  assert_string_equal(describe_changes(changes, pool),
+                      describe_changes(whole, pool));
+
+  svn_stringbuf_appendcstr(text,
+                           "_8.0.t1-1 modify-file true false false /d/f8\n");
+  check(svn_io_remove_file2(path, FALSE, pool));
+  check(svn_io_file_create_bytes(path, text->data, text->len, pool));
+  expect_corrupt(svn_fs_fs__txn_changes(&changes, fs, &id, pool, pool),
+                 "TXN-9");
+
+  check(svn_io_remove_file2(path, FALSE, pool));
+  check(svn_fs_fs__txn_changes(&changes, fs, &id, pool, pool));
+  assert_int_equal(apr_hash_count(changes), 0);
+  check(svn_fs_fs__txn_purge(fs, &id, pool));
+}
+
 static void
 test_protorev(void **state)
 {
@@ -1205,6 +1255,7 @@ main(void)
     cmocka_unit_test_setup_teardown(test_create_purge, setup, NULL),
     cmocka_unit_test(test_props_ids),
     cmocka_unit_test(test_nodes_and_stock_reads),
+    cmocka_unit_test(test_changes_in_chunks),
     cmocka_unit_test(test_protorev),
     cmocka_unit_test(test_txn_rep_read),
     cmocka_unit_test(test_rep_read_guards),
