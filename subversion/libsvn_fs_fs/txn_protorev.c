@@ -474,6 +474,89 @@ read_proto_index(svn_stringbuf_t **contents, const char **path,
 /* Records of a proto-P2L file read at a time (about 64 kB). */
 #define P2L_READ_RECORDS 1365
 
+/* Open the proto index file PATH into *FILE (NULL when it is missing)
+   and set *SIZE to its size. */
+static svn_error_t *
+open_proto_index(apr_file_t **file, apr_off_t *size, const char *path,
+                 apr_pool_t *scratch_pool)
+{
+  apr_finfo_t finfo;
+  svn_error_t *err = svn_io_file_open(file, path, APR_READ, APR_OS_DEFAULT,
+                                      scratch_pool);
+
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      svn_error_clear(err);
+      *file = NULL;
+      *size = 0;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_SIZE, *file, scratch_pool));
+  *size = finfo.size;
+  return SVN_NO_ERROR;
+}
+
+/* What read_in_chunks hands each piece to: the LEN bytes at DATA, which
+   start at offset DONE of the file. */
+typedef svn_error_t *(*chunk_parser_t)(void *baton, const unsigned char *data,
+                                       apr_size_t len, apr_size_t done);
+
+/* Feed FILE to PARSER (with BATON) CHUNK bytes at a time, then close
+   it. */
+static svn_error_t *
+read_in_chunks(apr_file_t *file, apr_size_t chunk, chunk_parser_t parser,
+               void *baton, apr_pool_t *scratch_pool)
+{
+  unsigned char *buf = apr_palloc(scratch_pool, chunk);
+  svn_boolean_t eof = FALSE;
+  apr_size_t done = 0;
+  svn_error_t *err = SVN_NO_ERROR;
+
+  while (!eof && !err)
+    {
+      apr_size_t got;
+
+      err = svn_io_file_read_full2(file, buf, chunk, &got, &eof,
+                                   scratch_pool);
+      if (!err)
+        err = parser(baton, buf, got, done);
+      done += got;
+    }
+  return svn_error_compose_create(err, svn_io_file_close(file,
+                                                         scratch_pool));
+}
+
+/* Parsing state of the two proto index readers below. */
+typedef struct proto_parse_t
+{
+  apr_array_header_t *result;
+  const char *path;
+  apr_size_t size;
+  apr_pool_t *result_pool;
+} proto_parse_t;
+
+static svn_error_t *
+parse_p2l_chunk(void *baton, const unsigned char *data, apr_size_t len,
+                apr_size_t done)
+{
+  proto_parse_t *p = baton;
+
+  return svn_error_trace(svn_fs_fs__proto_p2l_parse_more(p->result, data,
+                                                         len, p->path));
+}
+
+static svn_error_t *
+parse_l2p_chunk(void *baton, const unsigned char *data, apr_size_t len,
+                apr_size_t done)
+{
+  proto_parse_t *p = baton;
+
+  return svn_error_trace(svn_fs_fs__proto_l2p_parse_more(
+                           p->result, done, data, len, p->size, p->path,
+                           p->result_pool));
+}
+
 /* The proto-P2L entries of TXN_ID (none when the file is missing), read
    a chunk at a time into an array sized once from the file, with room
    for two more entries (the gaps svn_fs_fs__txn_proto_indexes' callers
@@ -485,42 +568,20 @@ read_proto_p2l(apr_array_header_t **entries, svn_fs_t *fs,
                const svn_fs_fs__txn_id_t *txn_id, apr_pool_t *result_pool,
                apr_pool_t *scratch_pool)
 {
-  const char *path = svn_fs_fs__txn_path(fs, txn_id, "index.p2l",
-                                         scratch_pool);
-  apr_size_t chunk = P2L_READ_RECORDS * SVN_FS_FS__PROTO_P2L_RECORD;
+  proto_parse_t p;
   apr_file_t *file;
-  apr_finfo_t finfo;
-  unsigned char *buf;
-  svn_boolean_t eof = FALSE;
-  apr_array_header_t *result;
-  svn_error_t *err = svn_io_file_open(&file, path, APR_READ, APR_OS_DEFAULT,
-                                      scratch_pool);
+  apr_off_t size;
 
-  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
-    {
-      svn_error_clear(err);
-      *entries = apr_array_make(result_pool, 2,
-                                sizeof(svn_fs_fs__p2l_entry_t));
-      return SVN_NO_ERROR;
-    }
-  SVN_ERR(err);
-  SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_SIZE, file, scratch_pool));
-  result = apr_array_make(result_pool,
-                          (int)(finfo.size / SVN_FS_FS__PROTO_P2L_RECORD) + 2,
-                          sizeof(svn_fs_fs__p2l_entry_t));
-  buf = apr_palloc(scratch_pool, chunk);
-  while (!eof && !err)
-    {
-      apr_size_t got;
-
-      err = svn_io_file_read_full2(file, buf, chunk, &got, &eof,
-                                   scratch_pool);
-      if (!err)
-        err = svn_fs_fs__proto_p2l_parse_more(result, buf, got, path);
-    }
-  SVN_ERR(svn_error_compose_create(err, svn_io_file_close(file,
-                                                          scratch_pool)));
-  *entries = result;
+  p.path = svn_fs_fs__txn_path(fs, txn_id, "index.p2l", scratch_pool);
+  SVN_ERR(open_proto_index(&file, &size, p.path, scratch_pool));
+  p.result = apr_array_make(result_pool,
+                            (int)(size / SVN_FS_FS__PROTO_P2L_RECORD) + 2,
+                            sizeof(svn_fs_fs__p2l_entry_t));
+  if (file)
+    SVN_ERR(read_in_chunks(file,
+                           P2L_READ_RECORDS * SVN_FS_FS__PROTO_P2L_RECORD,
+                           parse_p2l_chunk, &p, scratch_pool));
+  *entries = p.result;
   return SVN_NO_ERROR;
 }
 
@@ -535,48 +596,23 @@ read_proto_l2p(apr_array_header_t **revisions, svn_fs_t *fs,
                const svn_fs_fs__txn_id_t *txn_id, apr_pool_t *result_pool,
                apr_pool_t *scratch_pool)
 {
-  const char *path = svn_fs_fs__txn_path(fs, txn_id, "index.l2p",
-                                         scratch_pool);
-  apr_size_t chunk = 4096 * SVN_FS_FS__PROTO_L2P_RECORD, done = 0;
-  apr_array_header_t *result = apr_array_make(result_pool, 1,
-                                              sizeof(apr_array_header_t *));
+  proto_parse_t p;
   apr_file_t *file;
-  apr_finfo_t finfo;
-  unsigned char *buf;
-  svn_boolean_t eof = FALSE;
-  svn_error_t *err = svn_io_file_open(&file, path, APR_READ, APR_OS_DEFAULT,
-                                      scratch_pool);
+  apr_off_t size;
 
-  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
-    {
-      svn_error_clear(err);
-      APR_ARRAY_PUSH(result, apr_array_header_t *)
-        = apr_array_make(result_pool, 1, sizeof(apr_off_t));
-      *revisions = result;
-      return SVN_NO_ERROR;
-    }
-  SVN_ERR(err);
-  SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_SIZE, file, scratch_pool));
-  APR_ARRAY_PUSH(result, apr_array_header_t *)
+  p.path = svn_fs_fs__txn_path(fs, txn_id, "index.l2p", scratch_pool);
+  p.result_pool = result_pool;
+  SVN_ERR(open_proto_index(&file, &size, p.path, scratch_pool));
+  p.size = (apr_size_t)size;
+  p.result = apr_array_make(result_pool, 1, sizeof(apr_array_header_t *));
+  APR_ARRAY_PUSH(p.result, apr_array_header_t *)
     = apr_array_make(result_pool,
-                     (int)(finfo.size / SVN_FS_FS__PROTO_L2P_RECORD) + 1,
+                     (int)(size / SVN_FS_FS__PROTO_L2P_RECORD) + 1,
                      sizeof(apr_off_t));
-  buf = apr_palloc(scratch_pool, chunk);
-  while (!eof && !err)
-    {
-      apr_size_t got;
-
-      err = svn_io_file_read_full2(file, buf, chunk, &got, &eof,
-                                   scratch_pool);
-      if (!err)
-        err = svn_fs_fs__proto_l2p_parse_more(result, done, buf, got,
-                                              (apr_size_t)finfo.size, path,
-                                              result_pool);
-      done += got;
-    }
-  SVN_ERR(svn_error_compose_create(err, svn_io_file_close(file,
-                                                          scratch_pool)));
-  *revisions = result;
+  if (file)
+    SVN_ERR(read_in_chunks(file, 4096 * SVN_FS_FS__PROTO_L2P_RECORD,
+                           parse_l2p_chunk, &p, scratch_pool));
+  *revisions = p.result;
   return SVN_NO_ERROR;
 }
 

@@ -391,29 +391,41 @@ test_handle_lifetimes(void **state)
 /* Reads scattered over many more blocks than a file keeps (4 KiB blocks
    over 256 KiB), revisiting some and straddling block edges, return the
    file's bytes: the block LRU evicts and refills correctly. */
-static void
-test_block_lru(void **state)
+/* A scratch copy NAME of the f8small vector repository whose r1 file is
+   replaced by SIZE bytes of a fixed pseudo-random pattern (*BYTES), for
+   tests of the read path below the indexes. */
+static const char *
+scratch_with_r1(const char *name, apr_size_t size, unsigned char **bytes)
 {
   const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
-                                                     : "/tmp",
-                                    "fsfs7-test-revfile-lru", pool);
-  apr_size_t size = 256 * 1024, k;
-  unsigned char *bytes = apr_palloc(pool, size);
-  unsigned char buf[300];
-  svn_fs_fs__revfile_t *file;
-  svn_fs_t *fs;
+                                                     : "/tmp", name, pool);
+  apr_size_t k;
 
+  *bytes = apr_palloc(pool, size);
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
   CHECK(svn_io_copy_dir_recursively(vector_db("f8small"),
                                     svn_dirent_dirname(dir, pool),
                                     svn_dirent_basename(dir, pool),
                                     FALSE, NULL, NULL, pool));
   for (k = 0; k < size; k++)
-    bytes[k] = (unsigned char)((k * 2654435761u) >> 13);
+    (*bytes)[k] = (unsigned char)((k * 2654435761u) >> 13);
   CHECK(svn_io_remove_file2(svn_dirent_join(dir, "revs/0/1", pool), FALSE,
                             pool));
   CHECK(svn_io_file_create_bytes(svn_dirent_join(dir, "revs/0/1", pool),
-                                 bytes, size, pool));
+                                 *bytes, size, pool));
+  return dir;
+}
+
+static void
+test_block_lru(void **state)
+{
+  apr_size_t size = 256 * 1024, k;
+  unsigned char *bytes;
+  const char *dir = scratch_with_r1("fsfs7-test-revfile-lru", size, &bytes);
+  unsigned char buf[300];
+  svn_fs_fs__revfile_t *file;
+  svn_fs_t *fs;
+
   fs = make_fs(dir, FALSE, pool);
   SVN_FS_FS__DATA(fs)->block_size = 4096;
   CHECK(svn_fs_fs__revfile_open(&file, fs, 1, pool, pool));
@@ -451,26 +463,13 @@ count_blocks(svn_fs_fs__revfile_t *file, apr_off_t block_start,
 static void
 test_large_reads_bypass_blocks(void **state)
 {
-  const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
-                                                     : "/tmp",
-                                    "fsfs7-test-revfile-bypass", pool);
-  apr_size_t size = 64 * 1024, k;
-  unsigned char *bytes = apr_palloc(pool, size);
+  unsigned char *bytes;
+  const char *dir = scratch_with_r1("fsfs7-test-revfile-bypass", 64 * 1024,
+                                    &bytes);
   unsigned char buf[2048];
   svn_fs_fs__revfile_t *file;
   svn_fs_t *fs;
 
-  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
-  CHECK(svn_io_copy_dir_recursively(vector_db("f8small"),
-                                    svn_dirent_dirname(dir, pool),
-                                    svn_dirent_basename(dir, pool),
-                                    FALSE, NULL, NULL, pool));
-  for (k = 0; k < size; k++)
-    bytes[k] = (unsigned char)((k * 2654435761u) >> 13);
-  CHECK(svn_io_remove_file2(svn_dirent_join(dir, "revs/0/1", pool), FALSE,
-                            pool));
-  CHECK(svn_io_file_create_bytes(svn_dirent_join(dir, "revs/0/1", pool),
-                                 bytes, size, pool));
   fs = make_fs(dir, FALSE, pool);
   SVN_FS_FS__DATA(fs)->block_size = 4096;
   svn_fs_fs__revfile_set_block_hook(fs, count_blocks);
