@@ -30,6 +30,7 @@
 #include "id.h"
 #include "node.h"
 #include "repo.h"
+#include "test_util.h"
 
 /* node.c's statistics (not in node.h: only tests read them). */
 extern apr_uint64_t svn_fs_fs__noderevs_read;
@@ -214,14 +215,8 @@ test_settings(void **state)
 static int
 setup(void **state)
 {
-  char tmpl[] = "/tmp/fsfs7-test-block-read-XXXXXX";
-  const char *top = getenv("top_srcdir");
-
-  if (!mkdtemp(tmpl))
-    return -1;
-  tmpdir = apr_pstrdup(pool, tmpl);
-  if (system(apr_psprintf(pool, "sh %s/tests/unit/node_repos.sh %s "
-                          ">/dev/null 2>&1", top ? top : ".", tmpdir)) != 0)
+  tmpdir = make_node_repos("fsfs7-test-block-read-", pool);
+  if (!tmpdir)
     return -1;
   return 0;
 }
@@ -248,15 +243,9 @@ main(void)
   apr_initialize();
   pool = svn_pool_create(NULL);
   unsetenv("FSFS7_BLOCK_READ");
-  if (system("svnadmin --version --quiet >/dev/null 2>&1") != 0
-      || system("svn --version --quiet >/dev/null 2>&1") != 0)
-    {
-      const char *ci = getenv("CI");
-      int in_ci = ci && strcmp(ci, "true") == 0;   /* CI must not skip */
-      fprintf(stderr, "test_block_read: stock svn/svnadmin missing, %s\n",
-              in_ci ? "FAILED (CI=true)" : "skipping");
-      return in_ci ? 1 : 77;
-    }
+  rc = stock_tools_status("test_block_read");
+  if (rc != 0)
+    return rc;
   rc = cmocka_run_group_tests(tests, setup, teardown);
   svn_pool_destroy(pool);
   apr_terminate();

@@ -21,6 +21,7 @@
 #include "id.h"
 #include "node.h"
 #include "repo.h"
+#include "test_util.h"
 
 #define YOUNGEST 8
 
@@ -408,14 +409,9 @@ static int
 setup(void **state)
 {
   int r, i;
-  char tmpl[] = "/tmp/fsfs7-test-node-XXXXXX";
-  const char *top = getenv("top_srcdir");
 
-  if (!mkdtemp(tmpl))
-    return -1;
-  tmpdir = apr_pstrdup(pool, tmpl);
-  if (system(apr_psprintf(pool, "sh %s/tests/unit/node_repos.sh %s "
-                          ">/dev/null 2>&1", top ? top : ".", tmpdir)) != 0)
+  tmpdir = make_node_repos("fsfs7-test-node-", pool);
+  if (!tmpdir)
     return -1;
   for (r = 0; r < 2; r++)
     {
@@ -456,15 +452,9 @@ main(void)
 
   apr_initialize();
   pool = svn_pool_create(NULL);
-  if (system("svnadmin --version --quiet >/dev/null 2>&1") != 0
-      || system("svn --version --quiet >/dev/null 2>&1") != 0)
-    {
-      const char *ci = getenv("CI");
-      int in_ci = ci && strcmp(ci, "true") == 0;   /* CI must not skip */
-      fprintf(stderr, "test_node: stock svn/svnadmin missing, %s\n",
-              in_ci ? "FAILED (CI=true)" : "skipping");
-      return in_ci ? 1 : 77;
-    }
+  rc = stock_tools_status("test_node");
+  if (rc != 0)
+    return rc;
   rc = cmocka_run_group_tests(tests, setup, teardown);
   svn_pool_destroy(pool);
   apr_terminate();

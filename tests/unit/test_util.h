@@ -51,6 +51,42 @@ run_tests_with_pool(const char *group, const struct CMUnitTest *tests,
                       &(pool))
 
 /* ------------------------------------------------------------------ */
+/* Tests that need the stock binaries                                   */
+
+/* 0 when the stock svn and svnadmin run; otherwise a note on stderr
+   naming TEST and the exit code for main(): 77 (skip), or 1 under
+   CI=true, where a skip would hide a missing dependency. */
+TEST_UTIL_FN int
+stock_tools_status(const char *test)
+{
+  const char *ci = getenv("CI");
+  int in_ci = ci && strcmp(ci, "true") == 0;
+
+  if (system("svnadmin --version --quiet >/dev/null 2>&1") == 0
+      && system("svn --version --quiet >/dev/null 2>&1") == 0)
+    return 0;
+  fprintf(stderr, "%s: stock svn/svnadmin missing, %s\n", test,
+          in_ci ? "FAILED (CI=true)" : "skipping");
+  return in_ci ? 1 : 77;
+}
+
+/* A fresh directory /tmp/<PREFIX>XXXXXX holding the small stock-made
+   repositories of tests/unit/node_repos.sh, in POOL; NULL on failure. */
+TEST_UTIL_FN const char *
+make_node_repos(const char *prefix, apr_pool_t *pool)
+{
+  char *tmpl = apr_pstrcat(pool, "/tmp/", prefix, "XXXXXX", SVN_VA_NULL);
+  const char *top = getenv("top_srcdir");
+
+  if (!mkdtemp(tmpl))
+    return NULL;
+  if (system(apr_psprintf(pool, "sh %s/tests/unit/node_repos.sh %s "
+                          ">/dev/null 2>&1", top ? top : ".", tmpl)) != 0)
+    return NULL;
+  return tmpl;
+}
+
+/* ------------------------------------------------------------------ */
 /* Vector files                                                         */
 
 /* Directory of the KIND ("good"/"bad") vectors of CODEC. */
