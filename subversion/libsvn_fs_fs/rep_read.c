@@ -497,16 +497,7 @@ static svn_error_t *
 prefetch(apr_size_t *len, rep_src_t *src, apr_off_t offset,
          apr_size_t max_len)
 {
-  apr_off_t left = src->file->file_size - offset;
-  char probe;
-
-  *len = 0;
-
-  if (offset < 0 || left < 0)
-    /* Beyond the end: let the file layer say so. */
-    return svn_error_trace(svn_fs_fs__revfile_read(&probe, 1, src->file,
-                                                   offset));
-  *len = left < (apr_off_t)max_len ? (apr_size_t)left : max_len;
+  SVN_ERR(svn_fs_fs__revfile_available(len, src->file, offset, max_len));
   src->own_in = take_buffer(src->reader, *len + 1, &src->own_in_cap);
   SVN_ERR(svn_fs_fs__revfile_read(src->own_in, *len, src->file, offset));
   src->own_in[*len] = '\0';

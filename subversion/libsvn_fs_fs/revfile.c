@@ -927,21 +927,31 @@ svn_fs_fs__revfile_read(void *buf, apr_size_t len,
 }
 
 svn_error_t *
+svn_fs_fs__revfile_available(apr_size_t *len, svn_fs_fs__revfile_t *file,
+                             apr_off_t offset, apr_size_t max_len)
+{
+  apr_off_t left = file->file_size - offset;
+  char probe;
+
+  *len = 0;
+  if (offset < 0 || left < 0)
+    return svn_error_trace(svn_fs_fs__revfile_read(&probe, 1, file, offset));
+  *len = left < (apr_off_t)max_len ? (apr_size_t)left : max_len;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
 svn_fs_fs__revfile_read_some(const char **data, apr_size_t *len,
                              svn_fs_fs__revfile_t *file, apr_off_t offset,
                              apr_size_t max_len, apr_pool_t *result_pool)
 {
-  apr_off_t left = file->file_size - offset;
-  apr_size_t n = (offset < 0 || left < 0) ? 0
-               : (left < (apr_off_t)max_len ? (apr_size_t)left : max_len);
-  char *buf = apr_palloc(result_pool, n + 1);
+  char *buf;
 
-  if (offset < 0 || left < 0)
-    return svn_error_trace(svn_fs_fs__revfile_read(buf, 1, file, offset));
-  SVN_ERR(svn_fs_fs__revfile_read(buf, n, file, offset));
-  buf[n] = '\0';
+  SVN_ERR(svn_fs_fs__revfile_available(len, file, offset, max_len));
+  buf = apr_palloc(result_pool, *len + 1);
+  SVN_ERR(svn_fs_fs__revfile_read(buf, *len, file, offset));
+  buf[*len] = '\0';
   *data = buf;
-  *len = n;
   return SVN_NO_ERROR;
 }
 

@@ -70,6 +70,13 @@ svn_error_t *
 svn_fs_fs__revfile_read(void *buf, apr_size_t len,
                         svn_fs_fs__revfile_t *file, apr_off_t offset);
 
+/* *LEN = how many of the MAX_LEN bytes at OFFSET of FILE exist (fewer
+   near its end), for a caller that brings its own buffer; an OFFSET
+   outside the file is the error svn_fs_fs__revfile_read() gives. */
+svn_error_t *
+svn_fs_fs__revfile_available(apr_size_t *len, svn_fs_fs__revfile_t *file,
+                             apr_off_t offset, apr_size_t max_len);
+
 /* Read up to MAX_LEN bytes at OFFSET (fewer at EOF) into a buffer
    allocated in RESULT_POOL; *LEN receives the count. */
 svn_error_t *
