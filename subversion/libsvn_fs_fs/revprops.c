@@ -368,9 +368,6 @@ still_same_file(const held_file_t *held, apr_pool_t *scratch_pool)
   return finfo.inode == held->inode && finfo.device == held->device;
 }
 
-/* Open PATH as SLOT's held file (in SLOT's pool, created on first use
-   under FS's pool) and read all of it into *CONTENT (SCRATCH_POOL);
-   *CONTENT is NULL if PATH does not exist. */
 /* All of FILE from its start into *CONTENT, SIZE being its size as just
    taken from fstat(): svn_stringbuf_from_aprfile() would ask again, one
    more system call per revision of a whole-history 'svn log' (12,765 of
@@ -379,6 +376,8 @@ static svn_error_t *
 read_to_end(svn_stringbuf_t **content, apr_file_t *file, apr_off_t size,
             apr_pool_t *result_pool)
 {
+  /* Room for one byte more than expected, so that reaching the end
+     costs a single short read. */
   svn_stringbuf_t *text = svn_stringbuf_create_ensure(
                             size > 0 ? (apr_size_t)size + 1 : 64,
                             result_pool);
@@ -388,9 +387,6 @@ read_to_end(svn_stringbuf_t **content, apr_file_t *file, apr_off_t size,
     {
       apr_size_t n;
 
-      /* Room for one byte more than expected, so that reaching the end
-         costs a single short read. */
-      svn_stringbuf_ensure(text, text->len + 1);
       SVN_ERR(svn_io_file_read_full2(file, text->data + text->len,
                                      text->blocksize - 1 - text->len, &n,
                                      &eof, result_pool));
@@ -403,6 +399,9 @@ read_to_end(svn_stringbuf_t **content, apr_file_t *file, apr_off_t size,
   return SVN_NO_ERROR;
 }
 
+/* Open PATH as SLOT's held file (in SLOT's pool, created on first use
+   under FS's pool) and read all of it into *CONTENT (SCRATCH_POOL);
+   *CONTENT is NULL if PATH does not exist. */
 static svn_error_t *
 hold_and_read(svn_stringbuf_t **content, slot_t *slot, svn_fs_t *fs,
               const char *path, apr_pool_t *scratch_pool)
