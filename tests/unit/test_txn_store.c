@@ -13,6 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 
 #include <apr_general.h>
 #include "svn_dirent_uri.h"
@@ -363,19 +368,32 @@ test_fold(void **state)
     }
 }
 
-/* TRUE if some process holds an fcntl lock on PATH (Linux /proc/locks;
-   other processes, e.g. the stock module, see exactly these). */
+/* TRUE if some process holds the lock svn_io_lock_open_file() takes on
+   PATH (APR's file lock, flock() on Linux), as another process -- the
+   stock module, say -- sees it: a forked child tries to take it.
+   Reading /proc/locks instead was flaky under `make check -j2`: the
+   kernel builds that file a read() at a time, and an entry can be skipped
+   when other processes take or drop locks between two reads. */
 static svn_boolean_t
-fcntl_locked(const char *path)
+file_locked(const char *path)
 {
-  apr_finfo_t finfo;
-  svn_stringbuf_t *locks;
-  const char *needle;
+  pid_t child = fork();
+  int status;
 
-  check(svn_io_stat(&finfo, path, APR_FINFO_INODE, pool));
-  check(svn_stringbuf_from_file2(&locks, "/proc/locks", pool));
-  needle = apr_psprintf(pool, ":%lu ", (unsigned long)finfo.inode);
-  return strstr(locks->data, needle) != NULL;
+  assert_true(child >= 0);
+  if (child == 0)
+    {
+      int fd = open(path, O_RDONLY);
+
+      if (fd < 0)
+        _exit(2);
+      if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        _exit(0);
+      _exit(errno == EWOULDBLOCK ? 1 : 2);
+    }
+  assert_int_equal(waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) < 2);
+  return WEXITSTATUS(status) == 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -712,10 +730,10 @@ test_protorev(void **state)
       const char *lock_path = svn_fs_fs__txn_protorev_lock_path(fs, &id,
                                                                  pool);
 
-      assert_false(fcntl_locked(lock_path));
+      assert_false(file_locked(lock_path));
       check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
       /* held across processes while the handle is open */
-      assert_true(fcntl_locked(lock_path));
+      assert_true(file_locked(lock_path));
       err = svn_fs_fs__protorev_open(&p2, fs, &id, pool, pool);
       expect_code(svn_error_dup(err), SVN_ERR_FS_REP_BEING_WRITTEN);
       assert_non_null(strstr(err->message, "by this process"));
@@ -786,13 +804,13 @@ test_protorev(void **state)
           assert_bytes(txn_file(fs, &id, "itemidx"), "5", 1);
         }
       check(svn_fs_fs__protorev_close(p));
-      assert_false(fcntl_locked(lock_path));
+      assert_false(file_locked(lock_path));
       check(svn_fs_fs__protorev_close(p));
       /* reopen after close, and after pool clearing */
       check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
-      assert_true(fcntl_locked(lock_path));
+      assert_true(file_locked(lock_path));
       svn_pool_clear(ppool);
-      assert_false(fcntl_locked(lock_path));
+      assert_false(file_locked(lock_path));
       check(svn_fs_fs__protorev_open(&p, fs, &id, ppool, pool));
       check(svn_fs_fs__protorev_offset(&offset, p, pool));
       assert_int_equal(offset, size);
