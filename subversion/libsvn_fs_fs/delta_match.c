@@ -58,7 +58,6 @@ typedef struct table_t
   unsigned char *hi;    /* NULL while HI_WIDTH is 0 */
   int bits;             /* log2(slot count) for the current window */
   int hi_width;         /* bits per slot in HI for the current window */
-  apr_size_t lo_capacity, hi_capacity;   /* bytes allocated */
 } table_t;
 
 /* Bytes behind the last HI field that an access may touch: it reads and
@@ -67,6 +66,13 @@ typedef struct table_t
 
 struct svn_fs_fs__delta_matcher_t
 {
+  /* Where the three tables live during a call: the caller's workspace
+     (svn_fs_fs__delta_matcher_create) or OWN_TABLES.  Nothing in it is
+     needed between calls, which is what lets a caller use the same memory
+     for something else meanwhile. */
+  svn_fs_fs__heapbuf_t *tables;
+  svn_fs_fs__heapbuf_t own_tables;
+
   table_t source;              /* short keys of the source view */
   table_t source_long;         /* long keys of the source view */
   table_t target;              /* short keys of target positions passed */
@@ -92,31 +98,25 @@ typedef struct match_t
   apr_size_t length;
 } match_t;
 
-/* Pool cleanup: free the tables of the matcher BATON. */
+/* Pool cleanup: free the tables the matcher BATON allocated itself. */
 static apr_status_t
 free_tables(void *baton)
 {
   svn_fs_fs__delta_matcher_t *m = baton;
 
-  free(m->source.lo);
-  free(m->source.hi);
-  free(m->source_long.lo);
-  free(m->source_long.hi);
-  free(m->target.lo);
-  free(m->target.hi);
-  memset(&m->source, 0, sizeof(m->source));
-  memset(&m->source_long, 0, sizeof(m->source_long));
-  memset(&m->target, 0, sizeof(m->target));
+  svn_fs_fs__heapbuf_free(&m->own_tables);
   return APR_SUCCESS;
 }
 
 svn_fs_fs__delta_matcher_t *
 svn_fs_fs__delta_matcher_create(apr_size_t min_source_match,
                                 apr_size_t min_target_match,
+                                svn_fs_fs__heapbuf_t *workspace,
                                 apr_pool_t *result_pool)
 {
   svn_fs_fs__delta_matcher_t *m = apr_pcalloc(result_pool, sizeof(*m));
 
+  m->tables = workspace ? workspace : &m->own_tables;
   svn_fs_fs__delta_matcher_reset(m, min_source_match, min_target_match);
   m->ops = apr_array_make(result_pool, 64, sizeof(svn_fs_fs__delta_op_t));
   apr_pool_cleanup_register(result_pool, m, free_tables,
@@ -137,36 +137,19 @@ svn_fs_fs__delta_matcher_reset(svn_fs_fs__delta_matcher_t *matcher,
   matcher->have_drift = FALSE;
 }
 
-/* Make *MEM (*CAPACITY bytes of heap) hold at least BYTES bytes and zero
-   its first BYTES.  The old contents are not needed: free, then
-   allocate. */
+/* Size TABLE for LEN positions (load factor at most LOAD): set its BITS
+   and HI_WIDTH and return the bytes its LO (*LO_BYTES) and HI (*HI_BYTES)
+   arrays take.  The short-key and target tables use load factor 2: the
+   three tables of a full window took 1.5 MB at load factor 1, which made
+   a load's peak RSS exceed stock's; the long-key table, which picks the
+   right copy in repetitive text, keeps 1 (at 2 an edited repetitive text
+   grew from 747 to 830 bytes of svndiff 1). */
 static void
-grow_zeroed(void **mem, apr_size_t *capacity, apr_size_t bytes)
-{
-  if (bytes > *capacity)
-    {
-      free(*mem);
-      *mem = malloc(bytes);
-      if (!*mem)
-        abort();          /* out of memory: what APR pools do too */
-      *capacity = bytes;
-    }
-  if (bytes)
-    memset(*mem, 0, bytes);
-}
-
-/* Size TABLE for LEN positions (load factor at most LOAD) and empty it.
-   The memory only grows, so the steady state allocates nothing.  The
-   short-key and target tables use load factor 2: the three tables of a
-   full window took 1.5 MB at load factor 1, which made a load's peak RSS
-   exceed stock's; the long-key table, which picks the right copy in
-   repetitive text, keeps 1 (at 2 an edited repetitive text grew from
-   747 to 830 bytes of svndiff 1). */
-static void
-table_reset(table_t *table, apr_size_t len, int load)
+table_size(table_t *table, apr_size_t *lo_bytes, apr_size_t *hi_bytes,
+           apr_size_t len, int load)
 {
   int bits = MIN_TABLE_BITS, width = 16;
-  apr_size_t slots, hi_bytes;
+  apr_size_t slots;
 
   while (bits < 31 && ((apr_size_t)load << bits) < len)
     bits++;
@@ -175,11 +158,47 @@ table_reset(table_t *table, apr_size_t len, int load)
   slots = (apr_size_t)1 << bits;
   table->bits = bits;
   table->hi_width = width - 16;
-  grow_zeroed((void **)&table->lo, &table->lo_capacity,
-              slots * sizeof(apr_uint16_t));
-  hi_bytes = table->hi_width
-           ? ((slots * table->hi_width + 7) >> 3) + TABLE_PAD : 0;
-  grow_zeroed((void **)&table->hi, &table->hi_capacity, hi_bytes);
+  *lo_bytes = slots * sizeof(apr_uint16_t);
+  *hi_bytes = table->hi_width
+            ? ((slots * table->hi_width + 7) >> 3) + TABLE_PAD : 0;
+}
+
+/* BYTES rounded up so that the next array carved out after them stays
+   aligned as malloc aligns. */
+#define CARVE_ALIGN(bytes) (((bytes) + 15) & ~(apr_size_t)15)
+
+/* Size M's tables for a SOURCE_LEN byte source view and a TARGET_LEN byte
+   target, carve them out of M's table memory (grown if need be: its old
+   contents are not needed) and empty them. */
+static void
+tables_reset(svn_fs_fs__delta_matcher_t *m, apr_size_t source_len,
+             apr_size_t target_len)
+{
+  table_t *tables[3];
+  apr_size_t lo[3], hi[3], total = 0;
+  char *at;
+  int i;
+
+  tables[0] = &m->source;
+  tables[1] = &m->source_long;
+  tables[2] = &m->target;
+  table_size(tables[0], &lo[0], &hi[0], source_len, 2);
+  table_size(tables[1], &lo[1], &hi[1], source_len, 1);
+  table_size(tables[2], &lo[2], &hi[2], target_len, 2);
+  for (i = 0; i < 3; i++)
+    total += CARVE_ALIGN(lo[i]) + CARVE_ALIGN(hi[i]);
+  if (total > m->tables->capacity)
+    svn_fs_fs__heapbuf_free(m->tables);   /* no copy of stale tables */
+  svn_fs_fs__heapbuf_reserve(m->tables, total);
+  memset(m->tables->data, 0, total);
+  at = m->tables->data;
+  for (i = 0; i < 3; i++)
+    {
+      tables[i]->lo = (apr_uint16_t *)(void *)at;
+      at += CARVE_ALIGN(lo[i]);
+      tables[i]->hi = hi[i] ? (unsigned char *)at : NULL;
+      at += CARVE_ALIGN(hi[i]);
+    }
 }
 
 /* The 64-bit word at P.  Its byte order does not matter: every table and
@@ -268,7 +287,7 @@ get_slot(const table_t *table, apr_size_t i)
 }
 
 /* Set slot I of TABLE to VALUE (which fits its width).  While a table is
-   filled after table_reset() the values stored only grow (positions are
+   filled after tables_reset() the values stored only grow (positions are
    entered in increasing order), which the 1-bit case relies on: a slot's
    top bit never has to go back to 0, so it is set with a plain OR, and
    only once the positions pass 64 kB.  That made the matcher 1.4 times
@@ -438,9 +457,7 @@ svn_fs_fs__delta_match(const apr_array_header_t **ops,
   match_t best;
 
   matcher->ops->nelts = 0;
-  table_reset(&matcher->source, source_len, 2);
-  table_reset(&matcher->source_long, source_len, 1);
-  table_reset(&matcher->target, target_len, 2);
+  tables_reset(matcher, source_len, target_len);
   index_source(matcher, source, source_len);
 
   while (pos + KEY_LEN <= target_len)

@@ -15,6 +15,7 @@
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include "svn_types.h"
+#include "heapbuf.h"
 
 /* The three svndiff actions, numbered as on the wire (SVNDIFF-9). */
 typedef enum svn_fs_fs__delta_action_t
@@ -43,9 +44,12 @@ typedef struct svn_fs_fs__delta_op_t
 typedef struct svn_fs_fs__delta_matcher_t svn_fs_fs__delta_matcher_t;
 
 /* A new matcher in RESULT_POOL.  Its tables are heap memory that grows to
-   fit the largest window and is reused after that; it is freed when
-   RESULT_POOL is cleared (growing through the pool would leave every
-   smaller table behind in a long-lived matcher).  Copies from the source view
+   fit the largest window and is reused after that (growing through the
+   pool would leave every smaller table behind in a long-lived matcher).
+   They live in WORKSPACE, which the caller owns and may use for anything
+   else between calls of svn_fs_fs__delta_match (nothing in it survives
+   from one call to the next); if WORKSPACE is NULL, in memory of the
+   matcher's own, freed when RESULT_POOL is cleared.  Copies from the source view
    shorter than MIN_SOURCE_MATCH bytes and copies from the target shorter
    than MIN_TARGET_MATCH are left as literals (values below 8, the hashed
    key length, count as 8): a short copy can cost more than the literal
@@ -53,6 +57,7 @@ typedef struct svn_fs_fs__delta_matcher_t svn_fs_fs__delta_matcher_t;
 svn_fs_fs__delta_matcher_t *
 svn_fs_fs__delta_matcher_create(apr_size_t min_source_match,
                                 apr_size_t min_target_match,
+                                svn_fs_fs__heapbuf_t *workspace,
                                 apr_pool_t *result_pool);
 
 /* Make MATCHER start a new delta stream with the given minimum copy

@@ -48,13 +48,16 @@ struct svn_fs_fs__svndiff_encoder_t
   /* One literal run: the instructions of a window without a source. */
   apr_array_header_t *literal;
 
-  /* zlib state kept from section to section (deflateReset): compress2
-     allocated and freed ~270 kB per section, 60-70 brk calls per
-     revision of a load.  Same parameters, so the same bytes.  ZS_LEVEL
-     is the level it was set up with. */
-  z_stream zs;
-  svn_boolean_t zs_ready;
-  int zs_level;
+  /* Heap memory that holds the matcher's tables while it looks for
+     copies and then zlib's state while the sections are compressed: the
+     two are never needed at once, and apart they made the writer's
+     working memory (262 kB of tables + 268 kB of zlib at maven's window
+     sizes) most of what a load's peak RSS had above stock's.  Reused from
+     window to window, so neither allocates in the steady state (a zlib
+     stream set up with malloc for every section cost 60-70 brk calls per
+     revision of a load).  ZLIB_USED is the part zlib holds. */
+  svn_fs_fs__heapbuf_t workspace;
+  apr_size_t zlib_used;
 
   /* Raw sections of the current window (new data only when it is not
      the target as a whole), and their compressed forms with their length
@@ -65,9 +68,6 @@ struct svn_fs_fs__svndiff_encoder_t
   svn_fs_fs__heapbuf_t stored_ins;
   svn_fs_fs__heapbuf_t stored_new;
 };
-
-static apr_status_t
-end_deflate(void *baton);
 
 /* Write V at DST as a varint: 7-bit groups, most significant first, the
    top bit set on all but the last byte (SVNDIFF-2).  Returns its length
@@ -118,7 +118,7 @@ free_encoder(void *baton)
 {
   svn_fs_fs__svndiff_encoder_t *e = baton;
 
-  end_deflate(e);
+  svn_fs_fs__heapbuf_free(&e->workspace);
   svn_fs_fs__heapbuf_free(&e->ins);
   svn_fs_fs__heapbuf_free(&e->new_data);
   svn_fs_fs__heapbuf_free(&e->stored_ins);
@@ -136,7 +136,8 @@ svn_fs_fs__svndiff_encoder_create(svn_fs_fs__svndiff_encoder_t **encoder,
   SVN_ERR_ASSERT(version >= 0 && version <= 2);
   SVN_ERR_ASSERT(zlib_level >= 0 && zlib_level <= 9);
   e = apr_pcalloc(result_pool, sizeof(*e));
-  e->matcher = svn_fs_fs__delta_matcher_create(0, 0, result_pool);
+  e->matcher = svn_fs_fs__delta_matcher_create(0, 0, &e->workspace,
+                                               result_pool);
   configure(e, version, zlib_level);
   e->literal = apr_array_make(result_pool, 1, sizeof(svn_fs_fs__delta_op_t));
   APR_ARRAY_PUSH(e->literal, svn_fs_fs__delta_op_t).action
@@ -230,50 +231,72 @@ spell_ops(range_t *new_data, svn_fs_fs__svndiff_encoder_t *e,
   new_data->len = e->new_data.len;
 }
 
-/* Release the zlib state of the encoder BATON (it is set up again when
-   next needed). */
-static apr_status_t
-end_deflate(void *baton)
-{
-  svn_fs_fs__svndiff_encoder_t *e = baton;
+/* zlib's memory for deflate at its default window and memory level
+   (zconf.h: 128 kB for the window, 128 kB for the hash chains and
+   pending output) plus room for its state structure. */
+#define ZLIB_WORKSPACE ((apr_size_t)(256 + 16) * 1024)
 
-  if (e->zs_ready)
-    deflateEnd(&e->zs);
-  e->zs_ready = FALSE;
-  return APR_SUCCESS;
+/* zlib allocator: the next free part of the workspace of the encoder
+   OPAQUE, or plain malloc should zlib ever ask for more than
+   ZLIB_WORKSPACE (the workspace cannot move while zlib holds parts of
+   it). */
+static voidpf
+zlib_alloc(voidpf opaque, uInt items, uInt size)
+{
+  svn_fs_fs__svndiff_encoder_t *e = opaque;
+  apr_size_t bytes = (((apr_size_t)items * size) + 15) & ~(apr_size_t)15;
+  char *at;
+
+  if (bytes > e->workspace.capacity - e->zlib_used)
+    return malloc(bytes);
+  at = e->workspace.data + e->zlib_used;
+  e->zlib_used += bytes;
+  return at;
 }
 
-/* zlib-compress the LEN bytes at RAW into DST (room for BOUND bytes), as
-   compress2 at E's level would, through E's kept stream; *GOT the size. */
+/* zlib deallocator: the workspace is reused as a whole, so only memory
+   zlib_alloc took from malloc is freed. */
+static void
+zlib_free(voidpf opaque, voidpf address)
+{
+  svn_fs_fs__svndiff_encoder_t *e = opaque;
+  const char *p = address;
+
+  if (p < e->workspace.data || p >= e->workspace.data + e->workspace.capacity)
+    free(address);
+}
+
+/* zlib-compress the LEN bytes at RAW into DST (room for BOUND bytes) at
+   E's level, as compress2 would (same parameters, so the same bytes), with
+   a stream whose state lives in E's workspace; *GOT the size. */
 static svn_error_t *
 deflate_section(apr_size_t *got, svn_fs_fs__svndiff_encoder_t *e, char *dst,
                 apr_size_t bound, const char *raw, apr_size_t len)
 {
+  z_stream zs;
   int rc;
 
-  if (e->zs_ready && e->zs_level != e->zlib_level)
-    end_deflate(e);       /* reused for another level (encoder_reset) */
-  rc = e->zs_ready ? deflateReset(&e->zs) : Z_OK;
-  if (rc == Z_OK && !e->zs_ready)
-    {
-      memset(&e->zs, 0, sizeof(e->zs));
-      rc = deflateInit(&e->zs, e->zlib_level);
-      e->zs_ready = rc == Z_OK;
-      e->zs_level = e->zlib_level;
-    }
+  memset(&zs, 0, sizeof(zs));
+  zs.zalloc = zlib_alloc;
+  zs.zfree = zlib_free;
+  zs.opaque = e;
+  svn_fs_fs__heapbuf_reserve(&e->workspace, ZLIB_WORKSPACE);
+  e->zlib_used = 0;
+  rc = deflateInit(&zs, e->zlib_level);
   if (rc == Z_OK)
     {
-      e->zs.next_in = (Bytef *)raw;
-      e->zs.avail_in = (uInt)len;
-      e->zs.next_out = (Bytef *)dst;
-      e->zs.avail_out = (uInt)bound;
-      rc = deflate(&e->zs, Z_FINISH) == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
+      zs.next_in = (Bytef *)raw;
+      zs.avail_in = (uInt)len;
+      zs.next_out = (Bytef *)dst;
+      zs.avail_out = (uInt)bound;
+      rc = deflate(&zs, Z_FINISH) == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
+      *got = (apr_size_t)zs.total_out;
+      deflateEnd(&zs);
     }
   if (rc != Z_OK)
     return svn_error_create(SVN_ERR_SVNDIFF_INVALID_COMPRESSED_DATA, NULL,
                             "zlib failed to compress a delta window "
                             "section");
-  *got = (apr_size_t)e->zs.total_out;
   return SVN_NO_ERROR;
 }
 
