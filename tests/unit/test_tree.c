@@ -40,6 +40,9 @@ typedef struct fixture_t
   /* A second load of the same dump (own uuid, so no shared cache
      entries) whose r2 has a predecessor count changed on disk. */
   svn_fs_t *damaged_fs;
+  /* A third, whose r4 has the first mergeinfo count of 1 raised to 2
+     (/branches/b, or an ancestor, which sums it). */
+  svn_fs_t *minfo_fs;
 } fixture_t;
 
 static fixture_t fixture;
@@ -153,8 +156,14 @@ setup(void **state)
                      "create %s/repo && svnadmin load -q %s/repo < %s "
                      "&& svnadmin create %s/bad && svnadmin load -q %s/bad "
                      "< %s && chmod u+w %s/bad/db/revs/0/2 && sed -i "
-                     "\"0,/^count: 1$/s//count: 7/\" %s/bad/db/revs/0/2'",
+                     "\"0,/^count: 1$/s//count: 7/\" %s/bad/db/revs/0/2 "
+                     "&& svnadmin create %s/minfo && svnadmin load -q "
+                     "%s/minfo < %s && chmod u+w %s/minfo/db/revs/0/4 "
+                     "&& grep -q \"^minfo-cnt: 1$\" %s/minfo/db/revs/0/4 "
+                     "&& sed -i \"0,/^minfo-cnt: 1$/s//minfo-cnt: 2/\" "
+                     "%s/minfo/db/revs/0/4'",
                      f->dir, f->dir, dump_path, f->dir, f->dir, dump_path,
+                     f->dir, f->dir, f->dir, f->dir, dump_path, f->dir,
                      f->dir, f->dir);
   if (system(cmd) != 0)
     return -1;
@@ -177,6 +186,12 @@ setup(void **state)
   f->damaged_fs->config = apr_hash_make(f->pool);
   f->damaged_fs->path = (char *)svn_dirent_join(f->dir, "bad/db", f->pool);
   if (svn_fs_fs__open_repo(f->damaged_fs, f->damaged_fs->path, f->pool))
+    return -1;
+  f->minfo_fs = apr_pcalloc(f->pool, sizeof(*f->minfo_fs));
+  f->minfo_fs->pool = f->pool;
+  f->minfo_fs->config = apr_hash_make(f->pool);
+  f->minfo_fs->path = (char *)svn_dirent_join(f->dir, "minfo/db", f->pool);
+  if (svn_fs_fs__open_repo(f->minfo_fs, f->minfo_fs->path, f->pool))
     return -1;
   *state = f;
   return 0;
@@ -473,6 +488,30 @@ test_verify_damage(void **state)
              svn_fs_fs__verify_root(root, fixture.pool));
 }
 
+/* verify_dir sums the mergeinfo counts of a directory's changed entries
+   onto its predecessor's count (unchanged entries are not read again):
+   a count one too high in r4 is still caught, and r0..r3 still pass. */
+static void
+test_verify_mergeinfo_damage(void **state)
+{
+  svn_fs_root_t *root;
+  svn_revnum_t rev;
+  svn_error_t *err;
+
+  for (rev = 0; rev <= 3; rev++)
+    {
+      OK(svn_fs_fs__revision_root(&root, fixture.minfo_fs, rev,
+                                  fixture.pool));
+      OK(svn_fs_fs__verify_root(root, fixture.pool));
+    }
+  OK(svn_fs_fs__revision_root(&root, fixture.minfo_fs, 4, fixture.pool));
+  err = svn_fs_fs__verify_root(root, fixture.pool);
+  assert_non_null(err);
+  assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+  assert_non_null(strstr(svn_error_purge_tracing(err)->message, "TREE-6"));
+  svn_error_clear(err);
+}
+
 int
 main(void)
 {
@@ -485,6 +524,7 @@ main(void)
     cmocka_unit_test(test_mergeinfo),
     cmocka_unit_test(test_changes_and_verify),
     cmocka_unit_test(test_verify_damage),
+    cmocka_unit_test(test_verify_mergeinfo_damage),
   };
   int failures;
 
