@@ -27,6 +27,42 @@
 /* Entries per cache generation (see svn_fs_fs__root_data_t). */
 #define TREE_CACHE_GENERATION 4096
 
+/* Odd 64-bit multiplier (2^64 / golden ratio) for path_hash. */
+#define PATH_HASH_MUL APR_UINT64_C(0x9E3779B97F4A7C15)
+
+/* apr_hashfunc_t for svn_fs_fs__path_hash_make: eight bytes per step,
+   each step multiplied through and folded so that the low bits (APR picks
+   the bucket with them) depend on every byte.  Values only ever meet
+   other values of this process, so the byte order of the words does not
+   matter. */
+static unsigned int
+path_hash(const char *key, apr_ssize_t *klen)
+{
+  apr_size_t len, i;
+  apr_uint64_t h, w;
+
+  if (*klen == APR_HASH_KEY_STRING)
+    *klen = (apr_ssize_t)strlen(key);
+  len = (apr_size_t)*klen;
+  h = (apr_uint64_t)len * PATH_HASH_MUL;
+  for (i = 0; i + sizeof(w) <= len; i += sizeof(w))
+    {
+      memcpy(&w, key + i, sizeof(w));
+      h = (h ^ w) * PATH_HASH_MUL;
+      h ^= h >> 29;
+    }
+  w = 0;
+  memcpy(&w, key + i, len - i);
+  h = (h ^ w) * PATH_HASH_MUL;
+  return (unsigned int)(h ^ (h >> 32));
+}
+
+apr_hash_t *
+svn_fs_fs__path_hash_make(apr_pool_t *pool)
+{
+  return apr_hash_make_custom(pool, path_hash);
+}
+
 /* Start a fresh generation when the current one is full.  Called only
    when a lookup starts, never in the middle of one, so that a path's
    whole chain of node-revs lives in one generation. */
@@ -39,7 +75,7 @@ cache_rotate(svn_fs_fs__root_data_t *rd)
   rd->nodes_pool[1] = rd->nodes_pool[0];
   rd->nodes[1] = rd->nodes[0];
   rd->nodes_pool[0] = svn_pool_create(apr_pool_parent_get(rd->nodes_pool[1]));
-  rd->nodes[0] = apr_hash_make(rd->nodes_pool[0]);
+  rd->nodes[0] = svn_fs_fs__path_hash_make(rd->nodes_pool[0]);
 }
 
 /* Remember NODEREV (allocated in the current generation's pool) as the
