@@ -31,6 +31,7 @@
 
 #include "repo.h"
 #include "tree.h"
+#include "lookup.h"
 
 typedef struct fixture_t
 {
@@ -512,6 +513,51 @@ test_verify_mergeinfo_damage(void **state)
   svn_error_clear(err);
 }
 
+/* The lookup cache's word-at-a-time hash: every key comes back, given
+   as a C string or with its length, across the lengths around a word
+   (0, 7, 8, 9, ...), and keys that differ only in their last byte or in
+   one byte of a middle word are told apart. */
+static void
+test_path_hash(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(fixture.pool);
+  apr_hash_t *h = svn_fs_fs__path_hash_make(pool);
+  const char *keys[3000];
+  int i;
+
+  for (i = 0; i < 3000; i++)
+    {
+      svn_stringbuf_t *k = svn_stringbuf_create_empty(pool);
+      int len = i % 40, j;
+
+      for (j = 0; j < len; j++)
+        svn_stringbuf_appendbyte(k, (char)('a' + (i / 40 + j) % 26));
+      keys[i] = k->data;
+      if (!apr_hash_get(h, keys[i], APR_HASH_KEY_STRING))
+        apr_hash_set(h, keys[i], APR_HASH_KEY_STRING, keys[i]);
+    }
+  for (i = 0; i < 3000; i++)
+    {
+      const char *v = apr_hash_get(h, keys[i], APR_HASH_KEY_STRING);
+
+      assert_non_null(v);
+      assert_string_equal(v, keys[i]);
+      assert_ptr_equal(apr_hash_get(h, keys[i], strlen(keys[i])), v);
+    }
+  apr_hash_set(h, "/trunk/src/main/java/A.java", APR_HASH_KEY_STRING, "A");
+  apr_hash_set(h, "/trunk/src/main/java/B.java", APR_HASH_KEY_STRING, "B");
+  apr_hash_set(h, "/trunk/src/mXin/java/A.java", APR_HASH_KEY_STRING, "X");
+  assert_string_equal(apr_hash_get(h, "/trunk/src/main/java/A.java",
+                                   APR_HASH_KEY_STRING), "A");
+  assert_string_equal(apr_hash_get(h, "/trunk/src/main/java/B.java",
+                                   APR_HASH_KEY_STRING), "B");
+  assert_string_equal(apr_hash_get(h, "/trunk/src/mXin/java/A.java",
+                                   APR_HASH_KEY_STRING), "X");
+  assert_null(apr_hash_get(h, "/trunk/src/main/java/C.java",
+                           APR_HASH_KEY_STRING));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -525,6 +571,7 @@ main(void)
     cmocka_unit_test(test_changes_and_verify),
     cmocka_unit_test(test_verify_damage),
     cmocka_unit_test(test_verify_mergeinfo_damage),
+    cmocka_unit_test(test_path_hash),
   };
   int failures;
 
