@@ -41,8 +41,9 @@ typedef struct svn_fs_fs__root_data_t
      entries, it becomes NODES[1] and the previous NODES[1] (with its
      pool) is dropped.  Hits in NODES[1] are re-read into NODES[0].  A
      node-rev handed out therefore stays valid until two more rotations,
-     i.e. for thousands of further lookups: far longer than any vtable
-     call, and vtable calls never return cache-owned memory. */
+     i.e. for hundreds of further lookups: longer than any vtable call
+     needs (none holds a looked-up node-rev across more than a handful
+     of lookups), and vtable calls never return cache-owned memory. */
   apr_hash_t *nodes[2];
   apr_pool_t *nodes_pool[2];
 } svn_fs_fs__root_data_t;

@@ -60,6 +60,12 @@ svn_fs_fs__rep_try_process(svn_boolean_t *success, svn_fs_t *fs,
 svn_boolean_t
 svn_fs_fs__rep_same(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b);
 
+/* Large fulltexts (over 256 kB) held in memory now, by every svn_fs_t
+   of the process: the recent text of each fs, and those that reads are
+   collecting or still using (for tests and measurements). */
+apr_uint32_t
+svn_fs_fs__rep_large_texts_live(void);
+
 /* Create this layer's caches in MEMBUFFER (see caching.h). */
 svn_error_t *
 svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,

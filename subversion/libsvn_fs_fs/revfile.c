@@ -88,6 +88,18 @@
 #define SET_BLOCK_BYTES (2 * 1024 * 1024)
 #define SET_MIN_BLOCKS 8
 
+/* Blocks made for unpacked rev files count against this smaller budget
+   (at least REV_MIN_BLOCKS blocks); past it they take the least recently
+   used block like everybody past SET_BLOCK_BYTES.  An unpacked rev file
+   is one revision: a reader of many revisions (export, list -R, dump of
+   an unpacked history) rarely comes back to a block of one before the
+   block is pushed out, so the full budget only held ~2 MB that stock
+   never holds (its peak RSS on such reads was 2-3 MB lower).  512 kB
+   costs a full-maven export 8 % more preads and no measurable CPU;
+   256 kB saved another 0.3 MB but cost that export 4-5 % CPU. */
+#define SET_REV_BLOCK_BYTES (512 * 1024)
+#define REV_MIN_BLOCKS 2
+
 /* Blocks noted for the block hook by one copying read; a read spans at
    most two blocks (it is shorter than one), so more are never needed. */
 #define FRESH_MAX 4
@@ -154,6 +166,7 @@ struct file_set_t
      allocated in POOL (at most BLOCK_LIMIT); SPARE holds the
      SPARE_COUNT that no file uses now. */
   int block_limit;
+  int rev_block_limit;            /* the same for unpacked rev files   */
   int blocks_made;
   int spare_count;
   unsigned char **spare;
@@ -255,6 +268,11 @@ get_file_set(svn_fs_t *fs)
       set->block_limit = (int)(SET_BLOCK_BYTES / block_size_of(fs));
       if (set->block_limit < SET_MIN_BLOCKS)
         set->block_limit = SET_MIN_BLOCKS;
+      set->rev_block_limit = (int)(SET_REV_BLOCK_BYTES / block_size_of(fs));
+      if (set->rev_block_limit < REV_MIN_BLOCKS)
+        set->rev_block_limit = REV_MIN_BLOCKS;
+      if (set->rev_block_limit > set->block_limit)
+        set->rev_block_limit = set->block_limit;
       set->spare = apr_palloc(pool, set->block_limit * sizeof(*set->spare));
       apr_pool_cleanup_register(pool, set, file_set_cleanup,
                                 apr_pool_cleanup_null);
@@ -470,7 +488,9 @@ give_block_buffer(read_block_t *b, slot_file_t *shared)
     }
   if (shared->in_set && set->spare_count > 0)
     b->data = set->spare[--set->spare_count];
-  else if (shared->in_set && set->blocks_made < set->block_limit)
+  else if (shared->in_set
+           && set->blocks_made < (shared->is_packed ? set->block_limit
+                                                    : set->rev_block_limit))
     {
       b->data = apr_palloc(set->pool, shared->block_size);
       set->blocks_made++;
@@ -710,6 +730,14 @@ apr_uint64_t
 svn_fs_fs__revfile_os_opens(svn_fs_t *fs)
 {
   return get_file_set(fs)->os_opens;
+}
+
+apr_size_t
+svn_fs_fs__revfile_set_block_bytes(svn_fs_t *fs)
+{
+  file_set_t *set = get_file_set(fs);
+
+  return (apr_size_t)set->blocks_made * block_size_of(fs);
 }
 
 svn_error_t *

@@ -159,6 +159,11 @@ svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 apr_uint64_t
 svn_fs_fs__revfile_os_opens(svn_fs_t *fs);
 
+/* Bytes of read-block buffers FS's open-file set has allocated so far
+   (they are reused, never freed before the svn_fs_t; for tests). */
+apr_size_t
+svn_fs_fs__revfile_set_block_bytes(svn_fs_t *fs);
+
 /* Close FILE (idempotent). */
 svn_error_t *
 svn_fs_fs__revfile_close(svn_fs_fs__revfile_t *file);

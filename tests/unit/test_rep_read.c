@@ -559,6 +559,90 @@ test_large_texts_beside_cache(void **state)
       }
 }
 
+/* Large texts are shared by reference, not copied: the fs keeps its
+   recent text alone (one live text after reads of it, streamed or
+   whole), a stream reading the recent text keeps it alive and correct
+   while another read replaces it, and a stream dropped half-way frees
+   the text it was collecting.  The old reader made a copy of the recent
+   text for every read of it and kept the collected copy in the stream's
+   pool; svn_fs_fs__rep_large_texts_live() counts the shared ones. */
+static void
+test_large_texts_shared(void **state)
+{
+  const char *repo = APR_ARRAY_IDX(repos, 1, const char *);
+  svn_fs_t *fs = open_fs(repo), *plain = open_fs(repo);
+  svn_membuffer_t *membuffer;
+  apr_array_header_t *reps = find_reps(fs);
+  svn_fs_fs__rep_t *l1 = NULL, *l2 = NULL;
+  svn_stringbuf_t *t1, *t2, *got;
+  apr_pool_t *sp = svn_pool_create(pool);
+  svn_stream_t *stream;
+  char buf[1000];
+  apr_size_t len;
+  apr_uint32_t base = svn_fs_fs__rep_large_texts_live();
+  int i;
+
+  check(svn_cache__membuffer_cache_create(&membuffer, 64 * 1024 * 1024, 0,
+                                          0, TRUE, TRUE, pool), "membuffer");
+  check(svn_fs_fs__reps_init_caches(fs, membuffer, "test-shared:", pool,
+                                    pool), "init caches");
+  for (i = 0; i < reps->nelts && !l2; i++)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+
+      if (rep->expanded_size > 256 * 1024 && rep->expanded_size < 2000000)
+        {
+          if (!l1)
+            l1 = rep;
+          else if (!svn_fs_fs__rep_same(rep, l1))
+            l2 = rep;
+        }
+    }
+  assert_non_null(l2);
+  check(svn_fs_fs__rep_contents(&t1, plain, l1, pool, pool), "plain 1");
+  check(svn_fs_fs__rep_contents(&t2, plain, l2, pool, pool), "plain 2");
+
+  /* L1 read whole, then streamed twice: one text stays. */
+  check(svn_fs_fs__rep_contents(&got, fs, l1, pool, pool), "whole 1");
+  assert_true(svn_stringbuf_compare(got, t1));
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
+  assert_true(svn_stringbuf_compare(read_streamed(fs, l1, sp), t1));
+  assert_true(svn_stringbuf_compare(read_streamed(fs, l1, sp), t1));
+  svn_pool_clear(sp);
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
+
+  /* A stream on the recent L1; L2 read meanwhile replaces it. */
+  check(svn_fs_fs__rep_contents_stream(&stream, fs, l1, sp), "stream 1");
+  len = sizeof(buf);
+  check(svn_stream_read_full(stream, buf, &len), "read 1");
+  assert_memory_equal(buf, t1->data, len);
+  assert_true(svn_stringbuf_compare(read_streamed(fs, l2, pool), t2));
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 2);
+  got = svn_stringbuf_ncreate(buf, len, pool);
+  do
+    {
+      len = sizeof(buf);
+      check(svn_stream_read_full(stream, buf, &len), "read 1 on");
+      svn_stringbuf_appendbytes(got, buf, len);
+    }
+  while (len == sizeof(buf));
+  assert_true(svn_stringbuf_compare(got, t1));
+  svn_pool_clear(sp);
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
+
+  /* L1 (no longer recent) dropped half-way: its collection goes too, and
+     the recent text is still L2. */
+  check(svn_fs_fs__rep_contents_stream(&stream, fs, l1, sp), "stream 1b");
+  len = sizeof(buf);
+  check(svn_stream_read_full(stream, buf, &len), "read 1b");
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 2);
+  svn_pool_clear(sp);
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
+  check(svn_fs_fs__rep_contents(&got, fs, l2, pool, pool), "whole 2");
+  assert_true(svn_stringbuf_compare(got, t2));
+  svn_pool_destroy(sp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -566,6 +650,7 @@ main(int argc, char **argv)
     cmocka_unit_test(test_read_all_reps),
     cmocka_unit_test(test_fulltext_cache),
     cmocka_unit_test(test_large_texts_beside_cache),
+    cmocka_unit_test(test_large_texts_shared),
     cmocka_unit_test(test_damaged_reps),
   };
   const char *made = NULL;

@@ -443,6 +443,37 @@ test_block_lru(void **state)
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
+/* Blocks of unpacked rev files come out of a 512 kB budget, not the
+   set's 2 MB: small reads spread over 32 blocks of a 2 MB rev file keep
+   at most 8 blocks of 64 kB (the old budget let the file hold 16, and
+   several such files 32), and blocks taken back from the file itself
+   still read right. */
+static void
+test_rev_blocks_budget(void **state)
+{
+  apr_size_t size = 2 * 1024 * 1024, k;
+  unsigned char *bytes;
+  const char *dir = scratch_with_r1("fsfs7-test-revfile-budget", size,
+                                    &bytes);
+  unsigned char buf[300];
+  svn_fs_fs__revfile_t *file;
+  svn_fs_t *fs;
+
+  fs = make_fs(dir, FALSE, pool);
+  SVN_FS_FS__DATA(fs)->block_size = 64 * 1024;
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 1, pool, pool));
+  for (k = 0; k < 2 * 32; k++)
+    {
+      apr_off_t at = (apr_off_t)((k % 32) * 64 * 1024 + 10 + k);
+      CHECK(svn_fs_fs__revfile_read(buf, sizeof(buf), file, at));
+      assert_memory_equal(buf, bytes + at, sizeof(buf));
+    }
+  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 512 * 1024);
+  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) >= 2 * 64 * 1024);
+  CHECK(svn_fs_fs__revfile_close(file));
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
 /* Blocks the counting hook below was offered. */
 static int hook_calls;
 
@@ -866,6 +897,7 @@ main(void)
     cmocka_unit_test(test_large_reads_bypass_blocks),
     cmocka_unit_test(test_chain_bottom_stays_open),
     cmocka_unit_test(test_probed_sizes),
+    cmocka_unit_test(test_rev_blocks_budget),
     cmocka_unit_test(test_verify_damage),
     cmocka_unit_test(test_damaged_lookups),
     cmocka_unit_test(test_reference_repos),
