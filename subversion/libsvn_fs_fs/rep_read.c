@@ -685,14 +685,16 @@ typedef struct recent_text_t
   large_text_t *text;
 } recent_text_t;
 
-/* Pool cleanup of a recent_text_t (BATON). */
+/* Pool cleanup of a place that may hold a reference (BATON, a
+   large_text_t **: the fs's recent text, a reader's collected one):
+   drop it and empty the place. */
 static apr_status_t
-release_recent(void *baton)
+release_slot(void *baton)
 {
-  recent_text_t *recent = baton;
+  large_text_t **slot = baton;
 
-  large_text_release(recent->text);
-  recent->text = NULL;
+  large_text_release(*slot);
+  *slot = NULL;
   return APR_SUCCESS;
 }
 
@@ -706,7 +708,7 @@ recent_text_of(svn_fs_t *fs)
     {
       recent_text_t *recent = apr_pcalloc(fs->pool, sizeof(*recent));
 
-      apr_pool_cleanup_register(fs->pool, recent, release_recent,
+      apr_pool_cleanup_register(fs->pool, &recent->text, release_slot,
                                 apr_pool_cleanup_null);
       ffd->recent_text = recent;
     }
@@ -1122,18 +1124,6 @@ src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
 /* ------------------------------------------------------------------ */
 /* Reading a whole representation                                      */
 
-/* Pool cleanup of a reader (BATON): drop a large text it was collecting
-   and did not hand to the fs. */
-static apr_status_t
-release_collected(void *baton)
-{
-  reader_t *r = baton;
-
-  large_text_release(r->large);
-  r->large = NULL;
-  return APR_SUCCESS;
-}
-
 /* Start reading REP of FS in POOL: use the cached fulltext when there is
    one and LOOKUP_CACHE is set, otherwise open the delta chain and prepare
    verification; FULL_CHECK adds the SHA1 (REP-7). */
@@ -1196,7 +1186,7 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
       if (r->expected_len > LARGE_FULLTEXT)
         {
           r->large = large_text_create((apr_size_t)r->expected_len);
-          apr_pool_cleanup_register(pool, r, release_collected,
+          apr_pool_cleanup_register(pool, &r->large, release_slot,
                                     apr_pool_cleanup_null);
         }
       else
