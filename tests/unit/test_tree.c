@@ -134,6 +134,28 @@ have_svnadmin(void)
   return system("svnadmin --version --quiet >/dev/null 2>&1") == 0;
 }
 
+/* The repository in directory NAME of F's scratch directory, opened
+   through our internals; NULL (the error printed) if it does not open. */
+static svn_fs_t *
+open_fixture_repo(fixture_t *f, const char *name)
+{
+  svn_fs_t *fs = apr_pcalloc(f->pool, sizeof(*fs));
+  svn_error_t *err;
+
+  fs->pool = f->pool;
+  fs->config = apr_hash_make(f->pool);
+  fs->path = (char *)svn_dirent_join_many(f->pool, f->dir, name, "db",
+                                          SVN_VA_NULL);
+  err = svn_fs_fs__open_repo(fs, fs->path, f->pool);
+  if (err)
+    {
+      svn_handle_error2(err, stderr, FALSE, "test_tree: ");
+      svn_error_clear(err);
+      return NULL;
+    }
+  return fs;
+}
+
 /* Create the repository with the stock module (no LD_LIBRARY_PATH) and
    open it through our internals. */
 static int
@@ -143,7 +165,6 @@ setup(void **state)
   char tmpl[] = "/tmp/fsfs7-test-tree-XXXXXX";
   const char *dump_path, *cmd;
   svn_stringbuf_t *dump;
-  svn_error_t *err;
 
   f->pool = svn_pool_create(NULL);
   if (!mkdtemp(tmpl))
@@ -169,30 +190,11 @@ setup(void **state)
   if (system(cmd) != 0)
     return -1;
 
-  f->fs = apr_pcalloc(f->pool, sizeof(*f->fs));
-  f->fs->pool = f->pool;
-  f->fs->config = apr_hash_make(f->pool);
-  f->fs->path = (char *)svn_dirent_join(f->dir, "repo/db", f->pool);
   /* A repository that does not open is a failure of every test, never
      a reason to skip them. */
-  err = svn_fs_fs__open_repo(f->fs, f->fs->path, f->pool);
-  if (err)
-    {
-      svn_handle_error2(err, stderr, FALSE, "test_tree: ");
-      svn_error_clear(err);
-      return -1;
-    }
-  f->damaged_fs = apr_pcalloc(f->pool, sizeof(*f->damaged_fs));
-  f->damaged_fs->pool = f->pool;
-  f->damaged_fs->config = apr_hash_make(f->pool);
-  f->damaged_fs->path = (char *)svn_dirent_join(f->dir, "bad/db", f->pool);
-  if (svn_fs_fs__open_repo(f->damaged_fs, f->damaged_fs->path, f->pool))
-    return -1;
-  f->minfo_fs = apr_pcalloc(f->pool, sizeof(*f->minfo_fs));
-  f->minfo_fs->pool = f->pool;
-  f->minfo_fs->config = apr_hash_make(f->pool);
-  f->minfo_fs->path = (char *)svn_dirent_join(f->dir, "minfo/db", f->pool);
-  if (svn_fs_fs__open_repo(f->minfo_fs, f->minfo_fs->path, f->pool))
+  if (!(f->fs = open_fixture_repo(f, "repo"))
+      || !(f->damaged_fs = open_fixture_repo(f, "bad"))
+      || !(f->minfo_fs = open_fixture_repo(f, "minfo")))
     return -1;
   *state = f;
   return 0;
