@@ -486,18 +486,19 @@ count_blocks(svn_fs_fs__revfile_t *file, apr_off_t block_start,
   return SVN_NO_ERROR;
 }
 
-/* A read of a quarter block or more goes straight to the file: streaming
+/* A read of a whole block or more goes straight to the file: streaming
    a large text must not push the small items' blocks out of the set (nor
    make the set hold its whole budget: a load of large files kept 2 MB of
    blocks of texts it never read again).  Smaller reads go through the
-   blocks, which the block hook sees. */
+   blocks, which the block hook sees: with 4 kB blocks a 1 kB read does
+   (it went past them while the threshold was a quarter block). */
 static void
 test_large_reads_bypass_blocks(void **state)
 {
   unsigned char *bytes;
   const char *dir = scratch_with_r1("fsfs7-test-revfile-bypass", 64 * 1024,
                                     &bytes);
-  unsigned char buf[2048];
+  unsigned char buf[8192];
   svn_fs_fs__revfile_t *file;
   svn_fs_t *fs;
 
@@ -508,22 +509,53 @@ test_large_reads_bypass_blocks(void **state)
   file->block_hook = TRUE;
   hook_calls = 0;
 
-  /* 1024 bytes (a quarter of the block) and more: no block involved. */
-  CHECK(svn_fs_fs__revfile_read(buf, 1024, file, 8192 + 10));
-  assert_memory_equal(buf, bytes + 8192 + 10, 1024);
+  /* 4096 bytes (the block) and more: no block involved. */
+  CHECK(svn_fs_fs__revfile_read(buf, 4096, file, 8192 + 10));
+  assert_memory_equal(buf, bytes + 8192 + 10, 4096);
   CHECK(svn_fs_fs__revfile_read(buf, sizeof(buf), file, 20000));
   assert_memory_equal(buf, bytes + 20000, sizeof(buf));
   assert_int_equal(hook_calls, 0);
 
-  /* A small read loads its block, which the hook is offered once. */
+  /* Smaller reads load their block, which the hook is offered once. */
   CHECK(svn_fs_fs__revfile_read(buf, 300, file, 8192 + 10));
   assert_memory_equal(buf, bytes + 8192 + 10, 300);
-  CHECK(svn_fs_fs__revfile_read(buf, 300, file, 8192 + 400));
-  assert_memory_equal(buf, bytes + 8192 + 400, 300);
+  CHECK(svn_fs_fs__revfile_read(buf, 1024, file, 8192 + 400));
+  assert_memory_equal(buf, bytes + 8192 + 400, 1024);
   assert_int_equal(hook_calls, 1);
 
   svn_fs_fs__revfile_set_block_hook(fs, NULL);
   CHECK(svn_fs_fs__revfile_close(file));
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
+/* Reads are done in blocks of at most 16 kB whatever block-size says
+   (64 kB by default): a block is where the format's blocks start, not
+   how much a reader copies; smaller configured sizes are kept. */
+static void
+test_read_block_cap(void **state)
+{
+  unsigned char *bytes;
+  const char *dir = scratch_with_r1("fsfs7-test-revfile-cap", 64 * 1024,
+                                    &bytes);
+  const apr_int64_t sizes[] = { 64 * 1024, 1024 * 1024, 16 * 1024, 4096 };
+  const apr_size_t want[] = { 16 * 1024, 16 * 1024, 16 * 1024, 4096 };
+  int i;
+
+  for (i = 0; i < 4; i++)
+    {
+      apr_pool_t *iterpool = svn_pool_create(pool);
+      svn_fs_t *fs = make_fs(dir, FALSE, iterpool);
+      svn_fs_fs__revfile_t *file;
+      unsigned char buf[300];
+
+      SVN_FS_FS__DATA(fs)->block_size = sizes[i];
+      CHECK(svn_fs_fs__revfile_open(&file, fs, 1, iterpool, iterpool));
+      assert_int_equal(svn_fs_fs__revfile_block_size(file), want[i]);
+      CHECK(svn_fs_fs__revfile_read(buf, sizeof(buf), file, 40000));
+      assert_memory_equal(buf, bytes + 40000, sizeof(buf));
+      CHECK(svn_fs_fs__revfile_close(file));
+      svn_pool_destroy(iterpool);
+    }
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
@@ -895,6 +927,7 @@ main(void)
     cmocka_unit_test(test_handle_lifetimes),
     cmocka_unit_test(test_block_lru),
     cmocka_unit_test(test_large_reads_bypass_blocks),
+    cmocka_unit_test(test_read_block_cap),
     cmocka_unit_test(test_chain_bottom_stays_open),
     cmocka_unit_test(test_probed_sizes),
     cmocka_unit_test(test_rev_blocks_budget),
