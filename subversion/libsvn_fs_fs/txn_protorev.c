@@ -458,31 +458,22 @@ svn_fs_fs__protorev_add_item(apr_uint64_t *item_index,
                                       p2l, sizeof(p2l), scratch_pool));
 }
 
-/* Contents of proto index NAME of TXN_ID (empty when missing). */
-static svn_error_t *
-read_proto_index(svn_stringbuf_t **contents, const char **path,
-                 svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
-                 const char *name, apr_pool_t *pool)
-{
-  *path = svn_fs_fs__txn_path(fs, txn_id, name, pool);
-  SVN_ERR(svn_fs_fs__txn_file_read(contents, *path, pool));
-  if (!*contents)
-    *contents = svn_stringbuf_create_empty(pool);
-  return SVN_NO_ERROR;
-}
-
 /* Records of a proto-P2L file read at a time (about 64 kB). */
 #define P2L_READ_RECORDS 1365
 
-/* Open the proto index file PATH into *FILE (NULL when it is missing)
-   and set *SIZE to its size. */
+/* Open proto index NAME of TXN_ID into *FILE (NULL when it is missing),
+   named *PATH, and set *SIZE to its size. */
 static svn_error_t *
-open_proto_index(apr_file_t **file, apr_off_t *size, const char *path,
-                 apr_pool_t *scratch_pool)
+open_proto_index(apr_file_t **file, apr_off_t *size, const char **path,
+                 svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
+                 const char *name, apr_pool_t *scratch_pool)
 {
   apr_finfo_t finfo;
-  svn_error_t *err = svn_io_file_open(file, path, APR_READ, APR_OS_DEFAULT,
-                                      scratch_pool);
+  svn_error_t *err;
+
+  *path = svn_fs_fs__txn_path(fs, txn_id, name, scratch_pool);
+  err = svn_io_file_open(file, *path, APR_READ, APR_OS_DEFAULT,
+                         scratch_pool);
 
   if (err && APR_STATUS_IS_ENOENT(err->apr_err))
     {
@@ -572,8 +563,8 @@ read_proto_p2l(apr_array_header_t **entries, svn_fs_t *fs,
   apr_file_t *file;
   apr_off_t size;
 
-  p.path = svn_fs_fs__txn_path(fs, txn_id, "index.p2l", scratch_pool);
-  SVN_ERR(open_proto_index(&file, &size, p.path, scratch_pool));
+  SVN_ERR(open_proto_index(&file, &size, &p.path, fs, txn_id, "index.p2l",
+                           scratch_pool));
   p.result = apr_array_make(result_pool,
                             (int)(size / SVN_FS_FS__PROTO_P2L_RECORD) + 2,
                             sizeof(svn_fs_fs__p2l_entry_t));
@@ -600,9 +591,9 @@ read_proto_l2p(apr_array_header_t **revisions, svn_fs_t *fs,
   apr_file_t *file;
   apr_off_t size;
 
-  p.path = svn_fs_fs__txn_path(fs, txn_id, "index.l2p", scratch_pool);
   p.result_pool = result_pool;
-  SVN_ERR(open_proto_index(&file, &size, p.path, scratch_pool));
+  SVN_ERR(open_proto_index(&file, &size, &p.path, fs, txn_id, "index.l2p",
+                           scratch_pool));
   p.size = (apr_size_t)size;
   p.result = apr_array_make(result_pool, 1, sizeof(apr_array_header_t *));
   APR_ARRAY_PUSH(p.result, apr_array_header_t *)
@@ -673,8 +664,6 @@ svn_fs_fs__txn_item_offset(apr_off_t *offset, svn_fs_t *fs,
                            apr_uint64_t item_index,
                            apr_pool_t *scratch_pool)
 {
-  svn_stringbuf_t *text;
-  const char *path;
   apr_array_header_t *revs, *items;
 
   if (!svn_fs_fs__use_log_addressing(fs))
@@ -682,14 +671,12 @@ svn_fs_fs__txn_item_offset(apr_off_t *offset, svn_fs_t *fs,
       *offset = (apr_off_t)item_index;
       return SVN_NO_ERROR;
     }
-  SVN_ERR(read_proto_index(&text, &path, fs, txn_id, "index.l2p",
-                           scratch_pool));
-  SVN_ERR(svn_fs_fs__proto_l2p_parse(&revs, (const unsigned char *)text->data,
-                                     text->len, path, scratch_pool));
+  SVN_ERR(read_proto_l2p(&revs, fs, txn_id, scratch_pool, scratch_pool));
   items = APR_ARRAY_IDX(revs, 0, apr_array_header_t *);
   if (item_index >= (apr_uint64_t)items->nelts
       || APR_ARRAY_IDX(items, item_index, apr_off_t) < 0)
-    return svn_fs_fs__corrupt_code(SVN_ERR_FS_INDEX_OVERFLOW, "TXN-12", path,
+    return svn_fs_fs__corrupt_code(SVN_ERR_FS_INDEX_OVERFLOW, "TXN-12",
+             svn_fs_fs__txn_path(fs, txn_id, "index.l2p", scratch_pool),
              "Item index %" APR_UINT64_T_FMT " not found in the proto-L2P "
              "index of transaction '%s'", item_index,
              svn_fs_fs__txn_name(txn_id, scratch_pool));
