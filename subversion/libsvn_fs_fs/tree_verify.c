@@ -20,13 +20,16 @@
 #include "tree.h"
 
 /* TREE-3: a node-rev's predecessor count is its predecessor's plus one
-   (zero without predecessor). */
+   (zero without predecessor).  *PRED gets the predecessor (NULL: none),
+   in POOL, for the directory check that follows. */
 static svn_error_t *
-verify_predecessor(svn_fs_t *fs, const svn_fs_fs__noderev_t *noderev,
-                   const char *path, apr_pool_t *scratch_pool)
+verify_predecessor(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
+                   const svn_fs_fs__noderev_t *noderev, const char *path,
+                   apr_pool_t *pool)
 {
   svn_fs_fs__noderev_t *pred;
 
+  *pred_p = NULL;
   if (!noderev->predecessor_id)
     {
       if (noderev->predecessor_count != 0)
@@ -36,7 +39,7 @@ verify_predecessor(svn_fs_t *fs, const svn_fs_fs__noderev_t *noderev,
       return SVN_NO_ERROR;
     }
   SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, noderev->predecessor_id,
-                                 scratch_pool, scratch_pool));
+                                 pool, pool));
   if (pred->predecessor_count + 1 != noderev->predecessor_count)
     return svn_fs_fs__corrupt("TREE-3", path,
                               "Predecessor count %d, but the predecessor's "
@@ -45,12 +48,14 @@ verify_predecessor(svn_fs_t *fs, const svn_fs_fs__noderev_t *noderev,
   if (pred->kind != noderev->kind)
     return svn_fs_fs__corrupt("TREE-3", path,
                               "Node kind differs from its predecessor's");
+  *pred_p = pred;
   return SVN_NO_ERROR;
 }
 
 static svn_error_t *
 verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
-           const char *path, int depth, apr_pool_t *scratch_pool);
+           const svn_fs_fs__noderev_t *pred, const char *path, int depth,
+           apr_pool_t *scratch_pool);
 
 /* Check the entry DIRENT of a directory at PATH of REV and add its
    node-rev's mergeinfo count to *COUNT: entry kind (TREE-7), a count that
@@ -65,6 +70,7 @@ verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
   const svn_fs_fs__id_t *kid_id = SVN_FS_FS__ID(dirent->id);
   const char *kid_path = svn_fspath__join(path, dirent->name, scratch_pool);
   svn_fs_fs__noderev_t *kid;
+  const svn_fs_fs__noderev_t *pred;
 
   SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, kid_id, scratch_pool,
                                  scratch_pool));
@@ -83,9 +89,10 @@ verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
     return svn_fs_fs__corrupt("TREE-6", kid_path,
                               "File has mergeinfo count %" APR_INT64_T_FMT,
                               kid->mergeinfo_count);
-  SVN_ERR(verify_predecessor(fs, kid, kid_path, scratch_pool));
+  SVN_ERR(verify_predecessor(&pred, fs, kid, kid_path, scratch_pool));
   if (kid->kind == svn_node_dir)
-    SVN_ERR(verify_dir(fs, rev, kid, kid_path, depth + 1, scratch_pool));
+    SVN_ERR(verify_dir(fs, rev, kid, pred, kid_path, depth + 1,
+                       scratch_pool));
   return SVN_NO_ERROR;
 }
 
@@ -102,23 +109,21 @@ entry_count(apr_int64_t *count, svn_fs_t *fs, const svn_fs_dirent_t *dirent,
   return SVN_NO_ERROR;
 }
 
-/* The listing of DIR's predecessor in *OLD and what its entries' mergeinfo
-   counts add up to in *OLD_SUM, if DIR has a directory as predecessor;
-   else *OLD = NULL. */
+/* The listing of PRED, a directory's predecessor (NULL: none), in *OLD
+   and what its entries' mergeinfo counts add up to in *OLD_SUM; an empty
+   listing and 0 without a predecessor or with one that is no directory
+   (the TREE-3 and TREE-1 checks report that). */
 static svn_error_t *
 predecessor_listing(apr_array_header_t **old, apr_int64_t *old_sum,
-                    svn_fs_t *fs, const svn_fs_fs__noderev_t *dir,
+                    svn_fs_t *fs, const svn_fs_fs__noderev_t *pred,
                     apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__noderev_t *pred;
-
-  *old = NULL;
-  if (!dir->predecessor_id)
-    return SVN_NO_ERROR;
-  SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, dir->predecessor_id,
-                                 scratch_pool, scratch_pool));
-  if (pred->kind != svn_node_dir)
-    return SVN_NO_ERROR;     /* verify_predecessor reports that */
+  if (!pred || pred->kind != svn_node_dir)
+    {
+      *old = apr_array_make(result_pool, 0, sizeof(svn_fs_dirent_t *));
+      *old_sum = 0;
+      return SVN_NO_ERROR;
+    }
   *old_sum = pred->mergeinfo_count - (pred->has_mergeinfo ? 1 : 0);
   return svn_error_trace(svn_fs_fs__dir_entries(old, fs, pred, result_pool,
                                                 scratch_pool));
@@ -137,7 +142,8 @@ predecessor_listing(apr_array_header_t **old, apr_int64_t *old_sum,
    directory: 14 % of the time). */
 static svn_error_t *
 verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
-           const char *path, int depth, apr_pool_t *scratch_pool)
+           const svn_fs_fs__noderev_t *pred, const char *path, int depth,
+           apr_pool_t *scratch_pool)
 {
   apr_array_header_t *entries, *old;
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
@@ -151,10 +157,8 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
                               "than %d (cycle?)", SVN_FS_FS__MAX_TREE_DEPTH);
   SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
                                  scratch_pool));
-  SVN_ERR(predecessor_listing(&old, &count, fs, dir, scratch_pool,
+  SVN_ERR(predecessor_listing(&old, &count, fs, pred, scratch_pool,
                               iterpool));
-  if (!old)
-    old = apr_array_make(scratch_pool, 0, sizeof(svn_fs_dirent_t *));
   while (i < entries->nelts || j < old->nelts)
     {
       const svn_fs_dirent_t *now = i < entries->nelts
@@ -197,15 +201,17 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
 }
 
 /* TREE-1: the root of revision N has N predecessors, the previous one
-   being the root of N-1. */
+   being the root of N-1 (*PRED_P, in POOL; NULL for r0). */
 static svn_error_t *
-verify_root_chain(svn_fs_t *fs, svn_revnum_t rev,
-                  const svn_fs_fs__noderev_t *root_node,
-                  apr_pool_t *scratch_pool)
+verify_root_chain(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
+                  svn_revnum_t rev, const svn_fs_fs__noderev_t *root_node,
+                  apr_pool_t *pool)
 {
   const svn_fs_fs__id_t *prev_root_id;
   svn_fs_fs__noderev_t *pred;
-  const char *where = apr_psprintf(scratch_pool, "r%ld /", rev);
+  const char *where = apr_psprintf(pool, "r%ld /", rev);
+
+  *pred_p = NULL;
 
   if (root_node->predecessor_count != rev)
     return svn_fs_fs__corrupt("TREE-1", where,
@@ -222,13 +228,13 @@ verify_root_chain(svn_fs_t *fs, svn_revnum_t rev,
      the parse error says more than "not the root" (and is what stock
      reports, which upstream's tests expect). */
   SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, root_node->predecessor_id,
-                                 scratch_pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__rev_root_id(&prev_root_id, fs, rev - 1, scratch_pool,
-                                 scratch_pool));
+                                 pool, pool));
+  SVN_ERR(svn_fs_fs__rev_root_id(&prev_root_id, fs, rev - 1, pool, pool));
   if (!svn_fs_fs__id_eq(prev_root_id, root_node->predecessor_id))
     return svn_fs_fs__corrupt("TREE-1", where,
                               "Root's predecessor is not the root of r%ld",
                               rev - 1);
+  *pred_p = pred;
   return SVN_NO_ERROR;
 }
 
@@ -236,7 +242,7 @@ svn_error_t *
 svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
 {
   const svn_fs_fs__root_data_t *rd;
-  const svn_fs_fs__noderev_t *root_noderev;
+  const svn_fs_fs__noderev_t *root_noderev, *pred;
   apr_pool_t *scratch_pool;
 
   if (!svn_fs_fs__is_revision_root(root))
@@ -244,8 +250,10 @@ svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
   rd = SVN_FS_FS__ROOT_DATA(root);
   SVN_ERR(svn_fs_fs__root_noderev(&root_noderev, root));
   scratch_pool = svn_pool_create(pool);
-  SVN_ERR(verify_root_chain(rd->fs, rd->rev, root_noderev, scratch_pool));
-  SVN_ERR(verify_dir(rd->fs, rd->rev, root_noderev, "/", 0, scratch_pool));
+  SVN_ERR(verify_root_chain(&pred, rd->fs, rd->rev, root_noderev,
+                            scratch_pool));
+  SVN_ERR(verify_dir(rd->fs, rd->rev, root_noderev, pred, "/", 0,
+                     scratch_pool));
   svn_pool_destroy(scratch_pool);
   return SVN_NO_ERROR;
 }
