@@ -4,6 +4,16 @@
 
 #include "heapbuf.h"
 
+void *
+svn_fs_fs__heap_alloc(apr_size_t bytes)
+{
+  void *mem = malloc(bytes);
+
+  if (!mem)
+    abort();          /* out of memory: what APR pools do too */
+  return mem;
+}
+
 void
 svn_fs_fs__heapbuf_reserve(svn_fs_fs__heapbuf_t *buf, apr_size_t need)
 {

@@ -38,4 +38,9 @@ svn_fs_fs__heapbuf_append(svn_fs_fs__heapbuf_t *buf, const void *data,
 void
 svn_fs_fs__heapbuf_free(svn_fs_fs__heapbuf_t *buf);
 
+/* BYTES of heap memory, for memory that must not live in a pool (see
+   above); out of memory aborts, as pools do.  Release with free(). */
+void *
+svn_fs_fs__heap_alloc(apr_size_t bytes);
+
 #endif /* FSFS7_HEAPBUF_H */

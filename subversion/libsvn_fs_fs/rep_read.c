@@ -338,10 +338,8 @@ free_buffer(reader_t *r, char *data)
 static char *
 new_buffer(reader_t *r, apr_size_t cap)
 {
-  heap_block_t *b = malloc(sizeof(*b) + cap);
+  heap_block_t *b = svn_fs_fs__heap_alloc(sizeof(*b) + cap);
 
-  if (!b)
-    abort();          /* out of memory: what APR pools do too */
   if (!r->blocks_cleanup)
     {
       apr_pool_cleanup_register(r->pool, r, free_blocks,
@@ -641,10 +639,8 @@ static volatile apr_uint32_t large_texts_live;
 static large_text_t *
 large_text_create(apr_size_t cap)
 {
-  large_text_t *t = malloc(sizeof(*t) + cap + 1);
+  large_text_t *t = svn_fs_fs__heap_alloc(sizeof(*t) + cap + 1);
 
-  if (!t)
-    abort();          /* out of memory: what APR pools do too */
   apr_atomic_inc32(&large_texts_live);
   t->refs = 1;
   t->revision = SVN_INVALID_REVNUM;
