@@ -105,10 +105,12 @@
    is one revision: a reader of many revisions (export, list -R, dump of
    an unpacked history) rarely comes back to a block of one before the
    block is pushed out, so the full budget only held ~2 MB that stock
-   never holds (its peak RSS on such reads was 2-3 MB lower).  512 kB
-   costs a full-maven export 8 % more preads and no measurable CPU;
-   256 kB saved another 0.3 MB but cost that export 4-5 % CPU. */
-#define SET_REV_BLOCK_BYTES (512 * 1024)
+   never holds.  Measured on full maven, unpacked, with 16 kB blocks:
+   512 kB left 'svn list -R -v' of trunk 0.8 MB above stock's peak RSS;
+   256 kB takes 0.4 MB of that for 3.5 % more preads and no measurable
+   CPU; 128 kB saves little more (0.1 MB) for 16 % more preads on an
+   export. */
+#define SET_REV_BLOCK_BYTES (256 * 1024)
 #define REV_MIN_BLOCKS 2
 
 /* Blocks noted for the block hook by one copying read; a read spans at

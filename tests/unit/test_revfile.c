@@ -443,10 +443,10 @@ test_block_lru(void **state)
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
-/* Blocks of unpacked rev files come out of a 512 kB budget, not the
+/* Blocks of unpacked rev files come out of a 256 kB budget, not the
    set's 2 MB: small reads spread over 32 blocks of a 2 MB rev file keep
-   at most 8 blocks of 64 kB (the old budget let the file hold 16, and
-   several such files 32), and blocks taken back from the file itself
+   at most 16 blocks of 16 kB (the old budgets let the file hold 32, and
+   several such files 128), and blocks taken back from the file itself
    still read right. */
 static void
 test_rev_blocks_budget(void **state)
@@ -468,7 +468,7 @@ test_rev_blocks_budget(void **state)
       CHECK(svn_fs_fs__revfile_read(buf, sizeof(buf), file, at));
       assert_memory_equal(buf, bytes + at, sizeof(buf));
     }
-  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 512 * 1024);
+  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 256 * 1024);
   assert_true(svn_fs_fs__revfile_set_block_bytes(fs) >= 2 * 64 * 1024);
   CHECK(svn_fs_fs__revfile_close(file));
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
