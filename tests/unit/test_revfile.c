@@ -474,6 +474,74 @@ test_rev_blocks_budget(void **state)
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
+/* A scratch db directory of a repository whose first shard (10
+   revisions) is packed into a pack file of SIZE bytes of a pattern
+   (*BYTES), for tests of how the set budgets pack file blocks. */
+static const char *
+scratch_with_pack(const char *name, apr_size_t size, unsigned char **bytes)
+{
+  const char *dir = svn_dirent_join(getenv("TMPDIR") ? getenv("TMPDIR")
+                                                     : "/tmp", name, pool);
+  apr_size_t k;
+
+  *bytes = apr_palloc(pool, size);
+  for (k = 0; k < size; k++)
+    (*bytes)[k] = (unsigned char)((k * 2246822519u) >> 15);
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+  CHECK(svn_io_make_dir_recursively(svn_dirent_join(dir, "revs/0.pack",
+                                                    pool), pool));
+  CHECK(svn_io_file_create(svn_dirent_join(dir, "format", pool),
+                           "7\nlayout sharded 10\naddressing logical\n",
+                           pool));
+  CHECK(svn_io_file_create(svn_dirent_join(dir, "min-unpacked-rev", pool),
+                           "10\n", pool));
+  CHECK(svn_io_file_create_bytes(svn_dirent_join(dir, "revs/0.pack/pack",
+                                                 pool),
+                                 *bytes, size, pool));
+  return dir;
+}
+
+/* Read 300 bytes at block K (plus a shift) of FILE and check them. */
+static void
+read_block_k(svn_fs_fs__revfile_t *file, const unsigned char *bytes,
+             apr_size_t k)
+{
+  unsigned char buf[300];
+  apr_off_t at = (apr_off_t)(k * 16 * 1024 + 100 + k % 7);
+
+  CHECK(svn_fs_fs__revfile_read(buf, sizeof(buf), file, at));
+  assert_memory_equal(buf, bytes + at, sizeof(buf));
+}
+
+/* Pack file blocks start from a 256 kB budget and the set only grows
+   towards 2 MB when blocks come back soon after they were pushed out: a
+   scan that reads 256 blocks once each stays at 256 kB, and a working
+   set of 64 blocks read round and round then grows the budget. */
+static void
+test_pack_blocks_grow_on_reuse(void **state)
+{
+  apr_size_t size = 4 * 1024 * 1024, k;
+  unsigned char *bytes;
+  const char *dir = scratch_with_pack("fsfs7-test-revfile-ghosts", size,
+                                      &bytes);
+  svn_fs_fs__revfile_t *file;
+  svn_fs_t *fs;
+
+  fs = make_fs(dir, FALSE, pool);
+  SVN_FS_FS__DATA(fs)->block_size = 16 * 1024;
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 5, pool, pool));
+  assert_true(file->is_packed);
+  for (k = 0; k < 256; k++)
+    read_block_k(file, bytes, k);
+  assert_int_equal(svn_fs_fs__revfile_set_block_bytes(fs), 256 * 1024);
+  for (k = 0; k < 10 * 48; k++)
+    read_block_k(file, bytes, k % 48);
+  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) > 256 * 1024);
+  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 2 * 1024 * 1024);
+  CHECK(svn_fs_fs__revfile_close(file));
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
 /* Blocks the counting hook below was offered. */
 static int hook_calls;
 
@@ -931,6 +999,7 @@ main(void)
     cmocka_unit_test(test_chain_bottom_stays_open),
     cmocka_unit_test(test_probed_sizes),
     cmocka_unit_test(test_rev_blocks_budget),
+    cmocka_unit_test(test_pack_blocks_grow_on_reuse),
     cmocka_unit_test(test_verify_damage),
     cmocka_unit_test(test_damaged_lookups),
     cmocka_unit_test(test_reference_repos),
