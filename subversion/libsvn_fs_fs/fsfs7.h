@@ -293,6 +293,10 @@ typedef struct svn_fs_fs__data_t
      outside the membuffer (rep_read.c owns it). */
   void *recent_text;
 
+  /* The one open file's P2L page memo that may hold a page (index.c
+     owns it). */
+  void *p2l_memo;
+
   /* Serialises writers within this process, in addition to the on-disk
      write-lock file. */
   svn_mutex__t *fs_write_lock;

@@ -474,6 +474,62 @@ test_rev_blocks_budget(void **state)
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
+/* The P2L entry of REV's file at OFFSET, looked up through a fresh fs
+   (the reference) and through FILE of FS; both must agree. */
+static void
+check_p2l_same(svn_fs_t *fs, svn_fs_fs__revfile_t *file, svn_revnum_t rev,
+               apr_off_t offset)
+{
+  svn_fs_t *ref_fs = make_fs(vector_db("f7p"), FALSE, pool);
+  svn_fs_fs__revfile_t *ref_file;
+  svn_fs_fs__p2l_entry_t *want, *got;
+
+  CHECK(svn_fs_fs__revfile_open(&ref_file, ref_fs, rev, pool, pool));
+  CHECK(svn_fs_fs__p2l_entry_lookup(&want, ref_fs, ref_file, rev, offset,
+                                    pool, pool));
+  CHECK(svn_fs_fs__p2l_entry_lookup(&got, fs, file, rev, offset, pool,
+                                    pool));
+  assert_non_null(want);
+  assert_non_null(got);
+  assert_int_equal(got->offset, want->offset);
+  assert_int_equal(got->size, want->size);
+  assert_int_equal(got->type, want->type);
+  assert_int_equal(got->item_index, want->item_index);
+  assert_int_equal(got->revision, want->revision);
+  CHECK(svn_fs_fs__revfile_close(ref_file));
+  svn_pool_destroy(ref_fs->pool);
+}
+
+/* Only one open file of an fs keeps an expanded P2L page: a lookup in
+   another file empties the previous holder, which still answers right
+   afterwards, and the fs going away clears the holder. */
+static void
+test_p2l_memo_moves(void **state)
+{
+  svn_fs_t *fs = make_fs(vector_db("f7p"), FALSE, pool);
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__revfile_t *a, *b;
+  void *holder_a, *holder_b;
+
+  CHECK(svn_fs_fs__revfile_open(&a, fs, 1, pool, pool));
+  CHECK(svn_fs_fs__revfile_open(&b, fs, 5, pool, pool));
+  assert_true(a->start_revision != b->start_revision);
+  check_p2l_same(fs, a, 1, 0);
+  holder_a = ffd->p2l_memo;
+  assert_non_null(holder_a);
+  check_p2l_same(fs, b, 5, 0);
+  holder_b = ffd->p2l_memo;
+  assert_non_null(holder_b);
+  assert_ptr_not_equal(holder_a, holder_b);
+  check_p2l_same(fs, a, 1, 0);
+  assert_ptr_equal(ffd->p2l_memo, holder_a);
+  check_p2l_same(fs, b, 5, 0);
+  CHECK(svn_fs_fs__revfile_close(a));
+  CHECK(svn_fs_fs__revfile_close(b));
+  svn_pool_destroy(fs->pool);
+  assert_null(ffd->p2l_memo);
+}
+
 /* A scratch db directory of a repository whose first shard (10
    revisions) is packed into a pack file of SIZE bytes of a pattern
    (*BYTES), for tests of how the set budgets pack file blocks. */
@@ -1000,6 +1056,7 @@ main(void)
     cmocka_unit_test(test_probed_sizes),
     cmocka_unit_test(test_rev_blocks_budget),
     cmocka_unit_test(test_pack_blocks_grow_on_reuse),
+    cmocka_unit_test(test_p2l_memo_moves),
     cmocka_unit_test(test_verify_damage),
     cmocka_unit_test(test_damaged_lookups),
     cmocka_unit_test(test_reference_repos),
