@@ -100,19 +100,20 @@
 #define SET_MIN_BLOCKS 8
 
 /* ... but the set starts at this budget and only grows towards
-   SET_BLOCK_BYTES while blocks are often read again soon after they were
-   pushed out ("ghost" hits, see ghost_key): a bigger budget would have
-   saved those reads.  Readers differ: 'svn list -R -v' of packed full
-   maven reads 3,800 blocks about once each, and a 2 MB budget only made
-   its peak RSS 1.9 MB above stock's, for 2 % fewer preads than 512 kB;
-   'svnadmin verify' comes back to each block 64 times on average and
-   needs the whole budget.  Each GHOST_WINDOW misses of packed files, the
-   budget grows by two blocks for every GHOST_MIN_HITS ghost hits among
-   them.  (One block per hit grew the list's budget to 1.5 MB: its
-   re-reads come in bursts while the budget is small.) */
+   SET_BLOCK_BYTES while most blocks that must be read are blocks pushed
+   out recently ("ghost" hits, see ghost_key): then a bigger budget saves
+   most reads.  Readers differ.  In windows of 64 misses of pack file
+   blocks (packed full maven), 'svnadmin dump' and 'verify' re-read 32-47
+   ghosts in the windows where they grow, and their working set of blocks
+   is what made 16 kB blocks pay (the "Third pass" of benchmarks.md);
+   'svnbench null-export' re-reads 8-31 (28 % overall), and a 2 MB budget
+   spared it 394 of 8,078 preads, no measurable CPU, for 1.5 MB of peak
+   RSS; 'svn list -R -v' re-reads 0-23.  So: each GHOST_WINDOW misses,
+   the budget grows by one block per 4 ghost hits if at least
+   GHOST_MIN_HITS of them were ghosts. */
 #define SET_START_BYTES (256 * 1024)
 #define GHOST_WINDOW 64
-#define GHOST_MIN_HITS 8
+#define GHOST_MIN_HITS 32
 
 /* Blocks made for unpacked rev files count against this smaller budget
    (at least REV_MIN_BLOCKS blocks); past it they take the least recently
@@ -539,7 +540,7 @@ ghost_check(slot_file_t *shared, apr_off_t start)
     return;
   if (set->window_hits >= GHOST_MIN_HITS)
     {
-      set->grown_limit += set->window_hits / GHOST_MIN_HITS * 2;
+      set->grown_limit += set->window_hits / 4;
       if (set->grown_limit > set->block_limit)
         set->grown_limit = set->block_limit;
     }
