@@ -35,6 +35,7 @@
 /* node.c's statistics (not in node.h: only tests read them). */
 extern apr_uint64_t svn_fs_fs__noderevs_read;
 extern apr_uint64_t svn_fs_fs__block_read_items;
+extern apr_uint64_t svn_fs_fs__block_read_lookups;
 extern apr_uint64_t svn_fs_fs__changes_entries_scanned;
 
 static apr_pool_t *pool;
@@ -172,6 +173,25 @@ test_changes_from_cache(void **state)
                    changes->nelts);
 }
 
+/* An unpacked revision's file holds one changed-path list, the one being
+   read: with the default kinds, reading it consults no P2L index, while
+   a pack file's lists do (test_changes_from_cache made f8p). */
+static void
+test_unpacked_changes_no_lookup(void **state)
+{
+  svn_fs_t *fs = open_f8(NULL);
+  apr_array_header_t *changes;
+  apr_uint64_t before = svn_fs_fs__block_read_lookups;
+
+  check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
+  check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
+  assert_true(changes->nelts >= 1);
+  assert_int_equal(svn_fs_fs__block_read_lookups - before, 0);
+  fs = open_f8p();
+  check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
+  assert_true(svn_fs_fs__block_read_lookups - before > 0);
+}
+
 /* The same reads without block-read parse "trunk" from disk: the test
    above would fail without the pre-parse. */
 static void
@@ -235,6 +255,7 @@ main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_neighbour_noderev_from_cache),
     cmocka_unit_test(test_changes_from_cache),
+    cmocka_unit_test(test_unpacked_changes_no_lookup),
     cmocka_unit_test(test_off_reads_again),
     cmocka_unit_test(test_settings),
   };
