@@ -6,11 +6,11 @@
  * compared against what is really available before it is used.
  */
 #include <string.h>
-#include <zlib.h>
 #include <lz4.h>
 
 #include "svn_pools.h"
 #include "corrupt.h"
+#include "inflate.h"
 #include "svndiff.h"
 
 /* Longest encoding of one instruction: opcode byte plus two varints. */
@@ -166,9 +166,8 @@ decode_section(const unsigned char **out, apr_size_t *out_len, int version,
                                   & ~(apr_size_t)4095);
   if (version == 1)
     {
-      uLongf got = (uLongf)orig;
-      if (uncompress((Bytef *)buf->data, &got, p, (uLong)payload) != Z_OK
-          || got != orig)
+      if (!svn_fs_fs__inflate((unsigned char *)buf->data, (apr_size_t)orig,
+                              p, payload))
         return svn_fs_fs__corrupt_code(
                  SVN_ERR_SVNDIFF_INVALID_COMPRESSED_DATA, "SVNDIFF-7", NULL,
                  "zlib data of a delta window is damaged");
