@@ -34,6 +34,18 @@ static struct
 
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 
+/* Bytes a process inflates with zlib before it loads libdeflate
+   (inflate.h says why). */
+#define LIBDEFLATE_AFTER (4 * 1024 * 1024)
+
+/* FSFS7_INFLATE, read once: 0 default, 1 zlib only, 2 libdeflate at
+   once. */
+static int mode = -1;
+
+/* Bytes inflated so far, while below LIBDEFLATE_AFTER (a hint: threads
+   add to it without ordering). */
+static apr_size_t inflated;
+
 /* Thread exit: the destructor of LIB.KEY. */
 static void
 free_decompressor(void *decompressor)
@@ -54,10 +66,9 @@ find(void *fn, void *handle, const char *name)
 static void
 load_libdeflate(void)
 {
-  const char *force = getenv("FSFS7_INFLATE");
   void *handle;
 
-  if (force && strcmp(force, "zlib") == 0)
+  if (mode == 1)
     return;
   handle = dlopen("libdeflate.so.0", RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL)
@@ -72,6 +83,32 @@ load_libdeflate(void)
       return;
     }
   lib.loaded = 1;              /* the handle stays open for good */
+}
+
+static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
+
+static void
+read_mode(void)
+{
+  const char *force = getenv("FSFS7_INFLATE");
+
+  mode = force && strcmp(force, "zlib") == 0 ? 1
+       : force && strcmp(force, "libdeflate") == 0 ? 2 : 0;
+}
+
+/* Whether this process inflates with zlib for now, OUT_LEN bytes more
+   being asked for (they count towards LIBDEFLATE_AFTER). */
+static svn_boolean_t
+zlib_for_now(apr_size_t out_len)
+{
+  pthread_once(&mode_once, read_mode);
+  if (mode == 1)
+    return TRUE;
+  if (mode == 2 || __atomic_load_n(&inflated, __ATOMIC_RELAXED)
+                   >= LIBDEFLATE_AFTER)
+    return FALSE;
+  __atomic_fetch_add(&inflated, out_len, __ATOMIC_RELAXED);
+  return TRUE;
 }
 
 /* This thread's libdeflate decompressor, or NULL to use zlib. */
@@ -100,7 +137,7 @@ svn_boolean_t
 svn_fs_fs__inflate(unsigned char *out, apr_size_t out_len,
                    const unsigned char *in, apr_size_t in_len)
 {
-  void *d = decompressor();
+  void *d = zlib_for_now(out_len) ? NULL : decompressor();
   uLongf got = (uLongf)out_len;
 
   if (d)
@@ -117,5 +154,5 @@ svn_fs_fs__inflate(unsigned char *out, apr_size_t out_len,
 const char *
 svn_fs_fs__inflate_implementation(void)
 {
-  return decompressor() ? "libdeflate" : "zlib";
+  return zlib_for_now(0) || decompressor() == NULL ? "zlib" : "libdeflate";
 }

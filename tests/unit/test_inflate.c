@@ -3,10 +3,11 @@
  * inputs) must come back byte for byte; a wrong expected length, damaged
  * data or a damaged Adler-32 trailer must be refused; bytes after the
  * stream are ignored; and four threads inflating at once each get right
- * results.  The binary runs its tests twice: with the implementation the
- * process finds (libdeflate when libdeflate.so.0 is installed) and, in a
- * child, with FSFS7_INFLATE=zlib.  FSFS7_EXPECT_INFLATE, when set, names
- * the implementation the first pass must have found (CI installs
+ * results.  The binary runs three passes, each in its own process (the
+ * choice of implementation is made once per process): FSFS7_INFLATE
+ * unset (zlib first, libdeflate once 4 MB have been inflated), forced to
+ * "libdeflate" and forced to "zlib".  FSFS7_EXPECT_INFLATE, when set,
+ * names the implementation the first two must end up with (CI installs
  * libdeflate0 so that the fast path is what it tests). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,35 +160,75 @@ test_implementation(void **state)
     assert_string_equal(got, expect);
 }
 
-int
-main(int argc, char **argv)
+/* Without FSFS7_INFLATE: zlib until 4 MB have been inflated, then the
+   implementation the process can load. */
+static void
+test_default_switches(void **state)
 {
-  const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_implementation),
-    cmocka_unit_test(test_round_trips),
-    cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_threads),
-  };
-  int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  const char *forced = getenv("FSFS7_INFLATE");
+  const char *expect = getenv("FSFS7_EXPECT_INFLATE");
+  apr_size_t n = 1024 * 1024, zlen;
+  unsigned char *in = make_input(n, 1);
+  unsigned char *z = deflate_it(in, n, 6, &zlen);
+  unsigned char *out = malloc(n);
+  int k;
+
+  assert_string_equal(svn_fs_fs__inflate_implementation(), "zlib");
+  for (k = 0; k < 5; k++)
+    {
+      assert_true(svn_fs_fs__inflate(out, n, z, zlen));
+      assert_memory_equal(out, in, n);
+    }
+  printf("# after 5 MB: %s\n", svn_fs_fs__inflate_implementation());
+  if (expect && *expect)
+    assert_string_equal(svn_fs_fs__inflate_implementation(), expect);
+  free(in);
+  free(z);
+  free(out);
+}
+
+/* Run this binary again with FSFS7_INFLATE=MODE; its exit status. */
+static int
+run_pass(char **argv, const char *mode)
+{
   pid_t child;
   int status;
 
-  (void)argc;
-  if (forced && strcmp(forced, "zlib") == 0)
-    return failed;
-  /* The second pass, with zlib, in a fresh process (the choice is made
-     once per process). */
   fflush(NULL);
   child = fork();
   if (child == 0)
     {
-      setenv("FSFS7_INFLATE", "zlib", 1);
+      setenv("FSFS7_INFLATE", mode, 1);
       execv("/proc/self/exe", argv);
       _exit(127);
     }
   if (child < 0 || waitpid(child, &status, 0) != child
       || !WIFEXITED(status))
     return 1;
-  return failed || WEXITSTATUS(status);
+  return WEXITSTATUS(status);
+}
+
+int
+main(int argc, char **argv)
+{
+  const struct CMUnitTest default_pass[] = {
+    cmocka_unit_test(test_default_switches),
+    cmocka_unit_test(test_round_trips),
+    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_threads),
+  };
+  const struct CMUnitTest forced_pass[] = {
+    cmocka_unit_test(test_implementation),
+    cmocka_unit_test(test_round_trips),
+    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_threads),
+  };
+  int failed;
+
+  (void)argc;
+  if (getenv("FSFS7_INFLATE"))
+    return cmocka_run_group_tests(forced_pass, NULL, NULL);
+  failed = cmocka_run_group_tests(default_pass, NULL, NULL);
+  failed |= run_pass(argv, "libdeflate");
+  failed |= run_pass(argv, "zlib");
+  return failed;
 }
