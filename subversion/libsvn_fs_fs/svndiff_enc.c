@@ -417,7 +417,7 @@ svn_fs_fs__svndiff_encode_window_bytes(
                                                  svn_fs_fs__delta_op_t);
 
       op->offset = 0;
-      op->length = target_len;
+      op->length = (apr_uint32_t)target_len;
       ops = encoder->literal;
     }
   else
