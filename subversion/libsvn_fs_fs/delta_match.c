@@ -83,7 +83,13 @@ struct svn_fs_fs__delta_matcher_t
   apr_int64_t drift;
   svn_boolean_t have_drift;
 
-  apr_array_header_t *ops;
+  /* The instructions of the last call: OPS describes OPS_MEM, heap
+     memory grown by realloc.  In the pool, every doubling of the array
+     stayed behind: 112 kB of pool blocks for the ~2,000 instructions of
+     maven-small's busiest window, held by the rep writers' working space
+     for the whole load. */
+  apr_array_header_t ops;
+  svn_fs_fs__heapbuf_t ops_mem;
   apr_size_t min_source;       /* shortest source copy taken */
   apr_size_t min_target;       /* shortest target copy taken */
 };
@@ -105,6 +111,7 @@ free_tables(void *baton)
   svn_fs_fs__delta_matcher_t *m = baton;
 
   svn_fs_fs__heapbuf_free(&m->own_tables);
+  svn_fs_fs__heapbuf_free(&m->ops_mem);
   return APR_SUCCESS;
 }
 
@@ -118,7 +125,7 @@ svn_fs_fs__delta_matcher_create(apr_size_t min_source_match,
 
   m->tables = workspace ? workspace : &m->own_tables;
   svn_fs_fs__delta_matcher_reset(m, min_source_match, min_target_match);
-  m->ops = apr_array_make(result_pool, 64, sizeof(svn_fs_fs__delta_op_t));
+  m->ops.elt_size = sizeof(svn_fs_fs__delta_op_t);
   apr_pool_cleanup_register(result_pool, m, free_tables,
                             apr_pool_cleanup_null);
   return m;
@@ -370,17 +377,17 @@ extend(match_t *m, svn_fs_fs__delta_action_t action, const char *from,
 }
 
 static void
-push_op(apr_array_header_t *ops, svn_fs_fs__delta_action_t action,
+push_op(svn_fs_fs__delta_matcher_t *m, svn_fs_fs__delta_action_t action,
         apr_size_t offset, apr_size_t length)
 {
-  svn_fs_fs__delta_op_t *op;
+  svn_fs_fs__delta_op_t op;
 
   if (length == 0)
     return;
-  op = apr_array_push(ops);
-  op->action = action;
-  op->offset = offset;
-  op->length = length;
+  op.action = action;
+  op.offset = (apr_uint32_t)offset;
+  op.length = (apr_uint32_t)length;
+  svn_fs_fs__heapbuf_append(&m->ops_mem, &op, sizeof(op));
 }
 
 /* Try the source candidates for target position POS (step 2 above). */
@@ -437,9 +444,9 @@ static void
 take_match(svn_fs_fs__delta_matcher_t *m, const match_t *best,
            apr_size_t lit_start)
 {
-  push_op(m->ops, svn_fs_fs__delta_new, lit_start,
+  push_op(m, svn_fs_fs__delta_new, lit_start,
           best->target_pos - lit_start);
-  push_op(m->ops, best->action, best->offset, best->length);
+  push_op(m, best->action, best->offset, best->length);
   if (best->action == svn_fs_fs__delta_source)
     {
       m->drift = (apr_int64_t)best->offset - (apr_int64_t)best->target_pos;
@@ -456,7 +463,7 @@ svn_fs_fs__delta_match(const apr_array_header_t **ops,
   apr_size_t pos = 0, lit_start = 0;
   match_t best;
 
-  matcher->ops->nelts = 0;
+  matcher->ops_mem.len = 0;
   tables_reset(matcher, source_len, target_len);
   index_source(matcher, source, source_len);
 
@@ -479,7 +486,11 @@ svn_fs_fs__delta_match(const apr_array_header_t **ops,
                  (apr_uint32_t)(pos + 1));
       pos = lit_start;
     }
-  push_op(matcher->ops, svn_fs_fs__delta_new, lit_start,
+  push_op(matcher, svn_fs_fs__delta_new, lit_start,
           target_len - lit_start);
-  *ops = matcher->ops;
+  matcher->ops.elts = matcher->ops_mem.data;
+  matcher->ops.nelts = (int)(matcher->ops_mem.len
+                             / sizeof(svn_fs_fs__delta_op_t));
+  matcher->ops.nalloc = matcher->ops.nelts;
+  *ops = &matcher->ops;
 }

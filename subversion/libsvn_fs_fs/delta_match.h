@@ -29,12 +29,13 @@ typedef enum svn_fs_fs__delta_action_t
    copies) or into the window's target (target copies, OFFSET < the
    target position the instruction starts at).  For literal runs OFFSET
    is the target position of the bytes, so the caller can take them from
-   the target it passed in.  LENGTH is never 0. */
+   the target it passed in.  LENGTH is never 0.  32 bits each: windows
+   are far smaller (100 kB), and a busy window has thousands of these. */
 typedef struct svn_fs_fs__delta_op_t
 {
   svn_fs_fs__delta_action_t action;
-  apr_size_t offset;
-  apr_size_t length;
+  apr_uint32_t offset;
+  apr_uint32_t length;
 } svn_fs_fs__delta_op_t;
 
 /* Reusable matcher state: hash tables sized for the largest window seen

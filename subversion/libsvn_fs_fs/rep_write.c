@@ -286,7 +286,10 @@ read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w,
   grow(src, hint > 4096 ? hint : 4096);
   do
     {
-      apr_size_t want = src->capacity - src->len;
+      /* The encoder may have grown the buffer past a window. */
+      apr_size_t room = src->capacity < WINDOW_SIZE ? src->capacity
+                                                    : WINDOW_SIZE;
+      apr_size_t want = room - src->len;
 
       len = want;
       SVN_ERR(svn_stream_read_full(w->base, src->data + src->len, &len));
@@ -322,19 +325,29 @@ flush_window(svn_fs_fs__rep_writer_t *w, const char *data, apr_size_t len)
       svn_fs_fs__svndiff_window_bytes_t bytes;
       int i;
 
+      /* DATA is the window buffer's contents or, while that is empty,
+         the caller's bytes. */
+      SVN_ERR_ASSERT(data == w->window->data || w->window->len == 0);
       SVN_ERR(read_source_view(&sview_offset, w, len));
+      /* The window and source-view buffers are lent to the encoder for
+         the window's sections: neither is needed again before the next
+         window refills it. */
       SVN_ERR(svn_fs_fs__svndiff_encode_window_bytes(&bytes, w->encoder,
                                                      sview_offset,
                                                      w->source->data,
                                                      w->source->len,
-                                                     data, len));
-      /* Straight from the encoder's buffers (and the target, for
-         sections stored as they are): the file is buffered. */
+                                                     data, len, w->source,
+                                                     w->window));
+      /* Straight from those buffers: the file is buffered. */
       for (i = 0; i < bytes.nparts; i++)
         {
           SVN_ERR(write_bytes(w, bytes.parts[i].data, bytes.parts[i].len));
           w->data_len += bytes.parts[i].len;
         }
+      /* Both were scratch space for the encoder: empty, whatever it left
+         in them (the window then takes the caller's next bytes). */
+      w->window->len = 0;
+      w->source->len = 0;
     }
   return SVN_NO_ERROR;
 }

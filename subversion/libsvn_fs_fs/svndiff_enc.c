@@ -59,14 +59,19 @@ struct svn_fs_fs__svndiff_encoder_t
   svn_fs_fs__heapbuf_t workspace;
   apr_size_t zlib_used;
 
-  /* Raw sections of the current window (new data only when it is not
-     the target as a whole), and their compressed forms with their length
-     prefix (version 1 and 2 only).  Reused from window to window and,
-     through svn_fs_fs__svndiff_encoder_reset, from rep to rep. */
+  /* Raw instructions of the current window and their compressed form
+     (version 1 and 2 only).  Reused from window to window and, through
+     svn_fs_fs__svndiff_encoder_reset, from rep to rep. */
   svn_fs_fs__heapbuf_t ins;
+  svn_fs_fs__heapbuf_t packed_ins;
+
+  /* The window's new data gathered, and its compressed form, when the
+     caller lends no buffers of its own for them (see
+     svn_fs_fs__svndiff_encode_window_bytes): a rep writer lends its
+     source view and window buffers, which hold nothing it needs once the
+     copies are found, so these stay empty there. */
   svn_fs_fs__heapbuf_t new_data;
-  svn_fs_fs__heapbuf_t stored_ins;
-  svn_fs_fs__heapbuf_t stored_new;
+  svn_fs_fs__heapbuf_t packed_new;
 };
 
 /* Write V at DST as a varint: 7-bit groups, most significant first, the
@@ -83,15 +88,6 @@ put_varint(char *dst, apr_uint64_t v)
     buf[--start] = (unsigned char)(0x80 | (v & 0x7f));
   memcpy(dst, buf + start, MAX_VARINT_LEN - start);
   return MAX_VARINT_LEN - start;
-}
-
-/* Append V to BUF as a varint. */
-static void
-append_varint(svn_fs_fs__heapbuf_t *buf, apr_uint64_t v)
-{
-  char tmp[MAX_VARINT_LEN];
-
-  svn_fs_fs__heapbuf_append(buf, tmp, put_varint(tmp, v));
 }
 
 /* Set E's version and level, and its matcher's minimum copy lengths for
@@ -120,9 +116,9 @@ free_encoder(void *baton)
 
   svn_fs_fs__heapbuf_free(&e->workspace);
   svn_fs_fs__heapbuf_free(&e->ins);
+  svn_fs_fs__heapbuf_free(&e->packed_ins);
   svn_fs_fs__heapbuf_free(&e->new_data);
-  svn_fs_fs__heapbuf_free(&e->stored_ins);
-  svn_fs_fs__heapbuf_free(&e->stored_new);
+  svn_fs_fs__heapbuf_free(&e->packed_new);
   return APR_SUCCESS;
 }
 
@@ -196,18 +192,23 @@ typedef struct range_t
 } range_t;
 
 /* Fill E->ins with the raw instructions for OPS over TARGET (TARGET_LEN
-   bytes) and set *NEW_DATA to the raw new data: TARGET itself when it is
-   one literal run (every window without a source view under zlib: no
-   copy of the whole window), else gathered in E->new_data. */
+   bytes) and set *NEW_DATA to the raw new data and *HOLDER to the buffer
+   it was gathered in (NULL: it is TARGET itself).  TARGET is the new data
+   when it is one literal run (every window without a source view under
+   zlib: no copy of the whole window).  Else the literal runs are moved to
+   the front of TARGET_BUF when TARGET is its start (TARGET_BUF is then
+   non-NULL: the target is not needed once the copies are found, and each
+   run moves towards the front, so in place is safe), or gathered in
+   GATHER_BUF. */
 static void
-spell_ops(range_t *new_data, svn_fs_fs__svndiff_encoder_t *e,
-          const apr_array_header_t *ops, const char *target,
-          apr_size_t target_len)
+spell_ops(range_t *new_data, svn_fs_fs__heapbuf_t **holder,
+          svn_fs_fs__svndiff_encoder_t *e, const apr_array_header_t *ops,
+          const char *target, apr_size_t target_len,
+          svn_fs_fs__heapbuf_t *target_buf, svn_fs_fs__heapbuf_t *gather_buf)
 {
   int i;
 
   e->ins.len = 0;
-  e->new_data.len = 0;
   if (ops->nelts == 1
       && APR_ARRAY_IDX(ops, 0, svn_fs_fs__delta_op_t).action
          == svn_fs_fs__delta_new)
@@ -216,19 +217,30 @@ spell_ops(range_t *new_data, svn_fs_fs__svndiff_encoder_t *e,
                                                  svn_fs_fs__delta_op_t));
       new_data->data = target;
       new_data->len = target_len;
+      *holder = NULL;
       return;
     }
+  *holder = target_buf ? target_buf : gather_buf;
+  (*holder)->len = 0;
   for (i = 0; i < ops->nelts; i++)
     {
       const svn_fs_fs__delta_op_t *op
         = &APR_ARRAY_IDX(ops, i, svn_fs_fs__delta_op_t);
       append_instruction(&e->ins, op);
-      if (op->action == svn_fs_fs__delta_new)
-        svn_fs_fs__heapbuf_append(&e->new_data, target + op->offset,
+      if (op->action != svn_fs_fs__delta_new)
+        continue;
+      if (target_buf)
+        {
+          memmove(target_buf->data + target_buf->len,
+                  target_buf->data + op->offset, op->length);
+          target_buf->len += op->length;
+        }
+      else
+        svn_fs_fs__heapbuf_append(gather_buf, target + op->offset,
                                   op->length);
     }
-  new_data->data = e->new_data.data;
-  new_data->len = e->new_data.len;
+  new_data->data = (*holder)->data;
+  new_data->len = (*holder)->len;
 }
 
 /* zlib's memory for deflate at its default window and memory level
@@ -326,31 +338,37 @@ compress_section(apr_size_t *packed_len, svn_fs_fs__svndiff_encoder_t *e,
 }
 
 /* The version 1/2 form of the section RAW: its length, then its
-   compressed form if strictly shorter, else RAW itself.  The length and a
-   compressed form go to STORED, and are *PREFIX; *BODY is RAW when it is
-   stored as it is, else empty.  Version 1 leaves sections shorter than
-   ZLIB_MIN uncompressed. */
+   compressed form if strictly shorter, else RAW itself.  The length goes
+   to PREFIX_SPACE (MAX_VARINT_LEN bytes) and is *PREFIX; *BODY is the
+   compressed form, made in PACKED (grown as needed; it must not hold
+   RAW), or RAW.  Version 1 leaves sections shorter than ZLIB_MIN
+   uncompressed. */
 static svn_error_t *
-store_section(range_t *prefix, range_t *body, svn_fs_fs__heapbuf_t *stored,
-              svn_fs_fs__svndiff_encoder_t *e, const range_t *raw,
-              int version, int level, apr_size_t zlib_min)
+store_section(range_t *prefix, range_t *body, char *prefix_space,
+              svn_fs_fs__heapbuf_t *packed, svn_fs_fs__svndiff_encoder_t *e,
+              const range_t *raw, int version, int level,
+              apr_size_t zlib_min)
 {
   apr_size_t bound = version == 1 ? (apr_size_t)compressBound(raw->len)
                                   : (apr_size_t)LZ4_compressBound(
                                                   (int)raw->len);
   apr_size_t packed_len;
 
-  stored->len = 0;
-  append_varint(stored, raw->len);
-  svn_fs_fs__heapbuf_reserve(stored, stored->len + bound);
-  SVN_ERR(compress_section(&packed_len, e, stored->data + stored->len,
-                           bound, raw->data, raw->len, version, level,
-                           zlib_min));
-  stored->len += packed_len;
-  prefix->data = stored->data;
-  prefix->len = stored->len;
-  body->data = packed_len ? NULL : raw->data;
-  body->len = packed_len ? 0 : raw->len;
+  prefix->data = prefix_space;
+  prefix->len = put_varint(prefix_space, raw->len);
+  packed_len = 0;
+  if (raw->len > 0 && (version == 2 || (level > 0 && raw->len >= zlib_min)))
+    {
+      /* Only then: PACKED may be a lent buffer, not to be grown for
+         nothing. */
+      svn_fs_fs__heapbuf_reserve(packed, bound);
+      SVN_ERR(compress_section(&packed_len, e, packed->data, bound,
+                               raw->data, raw->len, version, level,
+                               zlib_min));
+      packed->len = packed_len;
+    }
+  body->data = packed_len ? packed->data : raw->data;
+  body->len = packed_len ? packed_len : raw->len;
   return SVN_NO_ERROR;
 }
 
@@ -371,12 +389,16 @@ svn_fs_fs__svndiff_encode_window_bytes(
   svn_fs_fs__svndiff_encoder_t *encoder,
   svn_filesize_t sview_offset,
   const char *source, apr_size_t source_len,
-  const char *target, apr_size_t target_len)
+  const char *target, apr_size_t target_len,
+  svn_fs_fs__heapbuf_t *source_buf, svn_fs_fs__heapbuf_t *target_buf)
 {
   const apr_array_header_t *ops;
   range_t ins, new_data, ins_prefix = { NULL, 0 }, new_prefix = { NULL, 0 };
   range_t header;
   char *h = bytes->header;
+  svn_fs_fs__heapbuf_t *new_holder, *packed_new;
+  svn_boolean_t target_lent = target_buf && target_len > 0
+                              && target == target_buf->data;
 
   SVN_ERR_ASSERT(sview_offset >= 0);
   if (source_len == 0 && target_len > 0 && encoder->version == 1
@@ -395,13 +417,27 @@ svn_fs_fs__svndiff_encode_window_bytes(
                                                  svn_fs_fs__delta_op_t);
 
       op->offset = 0;
-      op->length = target_len;
+      op->length = (apr_uint32_t)target_len;
       ops = encoder->literal;
     }
   else
     svn_fs_fs__delta_match(&ops, encoder->matcher, source, source_len,
                            target, target_len);
-  spell_ops(&new_data, encoder, ops, target, target_len);
+  /* From here on the source view is not needed, nor the target beyond
+     its literal runs: the new data goes to the front of a lent target
+     buffer or into the lent source buffer, and its compressed form into
+     whichever lent buffer holds neither it nor the target.  A rep
+     writer's window and source view thus double as the section buffers,
+     which were 150 kB of a load's heap besides them. */
+  spell_ops(&new_data, &new_holder, encoder, ops, target, target_len,
+            target_lent ? target_buf : NULL,
+            source_buf ? source_buf : &encoder->new_data);
+  if (source_buf && new_holder != source_buf)
+    packed_new = source_buf;
+  else if (target_buf && !target_lent)
+    packed_new = target_buf;
+  else
+    packed_new = &encoder->packed_new;
   ins.data = encoder->ins.data;
   ins.len = encoder->ins.len;
   if (encoder->version > 0)
@@ -412,11 +448,11 @@ svn_fs_fs__svndiff_encode_window_bytes(
          (SVNDIFF-7), which keeps small reps byte-identical with stock's.
          Instructions: whenever it helps, because our copy finder spells
          edits with more instruction bytes than stock's. */
-      SVN_ERR(store_section(&ins_prefix, &ins, &encoder->stored_ins, encoder,
-                            &raw_ins, encoder->version, encoder->zlib_level,
-                            0));
-      SVN_ERR(store_section(&new_prefix, &new_data, &encoder->stored_new,
-                            encoder, &raw_new, encoder->version,
+      SVN_ERR(store_section(&ins_prefix, &ins, bytes->ins_prefix,
+                            &encoder->packed_ins, encoder, &raw_ins,
+                            encoder->version, encoder->zlib_level, 0));
+      SVN_ERR(store_section(&new_prefix, &new_data, bytes->new_prefix,
+                            packed_new, encoder, &raw_new, encoder->version,
                             encoder->zlib_level, 512));
     }
 
@@ -449,7 +485,7 @@ svn_fs_fs__svndiff_encode_window(svn_stringbuf_t *out,
   SVN_ERR(svn_fs_fs__svndiff_encode_window_bytes(&bytes, encoder,
                                                  sview_offset, source,
                                                  source_len, target,
-                                                 target_len));
+                                                 target_len, NULL, NULL));
   for (i = 0; i < bytes.nparts; i++)
     svn_stringbuf_appendbytes(out, bytes.parts[i].data, bytes.parts[i].len);
   return SVN_NO_ERROR;

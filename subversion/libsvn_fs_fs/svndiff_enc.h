@@ -54,13 +54,15 @@ svn_fs_fs__svndiff_encode_header(svn_stringbuf_t *out,
 
 /* One encoded window as up to five byte ranges to be written in order
    (the five header varints, then each section's length and its stored
-   bytes).  They point into the encoder or into the target passed in and
-   stay valid until the encoder's next use.  Sections that are stored
-   uncompressed are not copied. */
+   bytes).  They point into this struct, the encoder, the target or the
+   buffers lent to the encoder, and stay valid until the next use of
+   either.  Sections that are stored uncompressed are not copied. */
 #define SVN_FS_FS__SVNDIFF_WINDOW_PARTS 5
 typedef struct svn_fs_fs__svndiff_window_bytes_t
 {
   char header[5 * 10];
+  char ins_prefix[10];        /* the sections' lengths (version 1, 2) */
+  char new_prefix[10];
   struct
   {
     const char *data;
@@ -71,14 +73,25 @@ typedef struct svn_fs_fs__svndiff_window_bytes_t
 
 /* Encode one window as svn_fs_fs__svndiff_encode_window() does, but
    describe its bytes in *BYTES instead of appending them to a buffer, so
-   that the caller can write them out without another copy. */
+   that the caller can write them out without another copy.
+
+   SOURCE_BUF and TARGET_BUF (each may be NULL) are heap buffers the
+   caller lends for the window's new data and its compressed form, which
+   then need no buffers of the encoder's own: the encoder may overwrite
+   and grow them once it has found the copies.  SOURCE may lie in
+   SOURCE_BUF.  TARGET may lie in TARGET_BUF only at its start (TARGET ==
+   TARGET_BUF->data); if it lies elsewhere, TARGET_BUF must hold nothing
+   the caller needs.  TARGET must not lie in SOURCE_BUF.  Afterwards the
+   lent buffers' contents and lengths are unspecified.  The bytes come
+   out the same whatever is lent. */
 svn_error_t *
 svn_fs_fs__svndiff_encode_window_bytes(
   svn_fs_fs__svndiff_window_bytes_t *bytes,
   svn_fs_fs__svndiff_encoder_t *encoder,
   svn_filesize_t sview_offset,
   const char *source, apr_size_t source_len,
-  const char *target, apr_size_t target_len);
+  const char *target, apr_size_t target_len,
+  svn_fs_fs__heapbuf_t *source_buf, svn_fs_fs__heapbuf_t *target_buf);
 
 /* Append to OUT one window producing TARGET (TARGET_LEN bytes) from the
    source view SOURCE (SOURCE_LEN bytes, may be NULL when 0), which is

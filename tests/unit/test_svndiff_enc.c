@@ -487,6 +487,109 @@ test_workspace_shared(void **state)
   assert_true(grown < 700 * 1024);       /* zlib's state is not extra */
 }
 
+/* The bytes of one window encoded by E with the buffers SOURCE_BUF and
+   TARGET_BUF lent (either may be NULL). */
+static svn_stringbuf_t *
+lent_window(svn_fs_fs__svndiff_encoder_t *e, const char *source,
+            apr_size_t source_len, const char *target, apr_size_t target_len,
+            svn_fs_fs__heapbuf_t *source_buf, svn_fs_fs__heapbuf_t *target_buf)
+{
+  svn_fs_fs__svndiff_window_bytes_t bytes;
+  svn_stringbuf_t *out = svn_stringbuf_create_empty(pool);
+  int i;
+
+  assert_null(svn_fs_fs__svndiff_encode_window_bytes(&bytes, e, 0, source,
+                                                     source_len, target,
+                                                     target_len, source_buf,
+                                                     target_buf));
+  for (i = 0; i < bytes.nparts; i++)
+    svn_stringbuf_appendbytes(out, bytes.parts[i].data, bytes.parts[i].len);
+  return out;
+}
+
+/* Fill BUF with LEN bytes of DATA. */
+static void
+fill(svn_fs_fs__heapbuf_t *buf, const char *data, apr_size_t len)
+{
+  buf->len = 0;
+  svn_fs_fs__heapbuf_append(buf, data, len);
+}
+
+/* A window's new data and its compressed form can go into buffers the
+   caller lends (a rep writer's window and source view) instead of the
+   encoder's own: the bytes are the same whether the target lies at the
+   start of the lent target buffer (compacted in place) or elsewhere (the
+   idle target buffer then takes the compressed form), with a source view
+   and without, in every version; and the encoder then grows no buffers
+   for them (measured as heap bytes in use). */
+static void
+test_lent_buffers(void **state)
+{
+  svn_stringbuf_t *source = repetitive_text(SVN_FS_FS__DELTA_WINDOW_SIZE);
+  svn_stringbuf_t *target = edited(source);
+  size_t v;
+
+  /* Half of the target new: 50 kB of new data to gather and compress. */
+  memcpy(target->data + 50000, random_text(50000, 31)->data, 50000);
+  svn_stringbuf_chop(target, target->len - SVN_FS_FS__DELTA_WINDOW_SIZE);
+  for (v = 0; v < N_VERSIONS; v++)
+    {
+      int version = versions[v][0], level = versions[v][1];
+      int with_source;
+
+      for (with_source = 0; with_source < 2; with_source++)
+        {
+          const char *src = with_source ? source->data : NULL;
+          apr_size_t src_len = with_source ? source->len : 0;
+          svn_fs_fs__svndiff_encoder_t *e;
+          svn_fs_fs__heapbuf_t sbuf = { 0 }, tbuf = { 0 };
+          svn_stringbuf_t *plain, *in_place, *elsewhere;
+          size_t before, grown_own, grown_lent;
+
+          /* Reference: the encoder's own buffers. */
+          assert_null(svn_fs_fs__svndiff_encoder_create(&e, version, level,
+                                                        pool));
+          before = heap_in_use();
+          plain = lent_window(e, src, src_len, target->data, target->len,
+                              NULL, NULL);
+          grown_own = heap_in_use() - before;
+
+          /* The target at the start of the lent target buffer. */
+          assert_null(svn_fs_fs__svndiff_encoder_create(&e, version, level,
+                                                        pool));
+          fill(&sbuf, source->data, src_len);
+          fill(&tbuf, target->data, target->len);
+          svn_fs_fs__heapbuf_reserve(&sbuf, 2 * target->len);
+          svn_fs_fs__heapbuf_reserve(&tbuf, 2 * target->len);
+          before = heap_in_use();
+          in_place = lent_window(e, with_source ? sbuf.data : NULL, src_len,
+                                 tbuf.data, target->len, &sbuf, &tbuf);
+          grown_lent = heap_in_use() - before;
+          assert_true(svn_stringbuf_compare(plain, in_place));
+
+          /* The target elsewhere, the target buffer idle. */
+          fill(&sbuf, source->data, src_len);
+          tbuf.len = 0;
+          elsewhere = lent_window(e, with_source ? sbuf.data : NULL,
+                                  src_len, target->data, target->len, &sbuf,
+                                  &tbuf);
+          assert_true(svn_stringbuf_compare(plain, elsewhere));
+
+          printf("# lent v%d/%d %s source: encoder heap %zu own, %zu lent\n",
+                 version, level, with_source ? "with" : "without",
+                 grown_own, grown_lent);
+          /* Own buffers: at least the compressed form of the new data (or
+             the gathered new data, uncompressed versions with a source). */
+          if (version > 0 && level + version > 1)
+            assert_true(grown_lent + 40000 <= grown_own);
+          if (version == 0 && with_source)
+            assert_true(grown_lent + 40000 <= grown_own);
+          svn_fs_fs__heapbuf_free(&sbuf);
+          svn_fs_fs__heapbuf_free(&tbuf);
+        }
+    }
+}
+
 int
 main(void)
 {
@@ -502,6 +605,7 @@ main(void)
     cmocka_unit_test(test_compression_vs_stock),
     cmocka_unit_test(test_sourceless_like_stock),
     cmocka_unit_test(test_workspace_shared),
+    cmocka_unit_test(test_lent_buffers),
   };
   apr_initialize();
   pool = svn_pool_create(NULL);
