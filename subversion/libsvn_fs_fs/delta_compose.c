@@ -135,25 +135,48 @@ push_work(svn_fs_fs__dwin_t *result, apr_size_t *depth, apr_size_t pos,
   ++*depth;
 }
 
+/* Does op I of W produce target byte POS? */
+#define HOLDS(w, i, pos) ((w)->ops[i].tpos <= (pos) \
+                          && (pos) - (w)->ops[i].tpos < (w)->ops[i].length)
+
 /* Index of the op of W that produces target byte POS (< W->tview_len).
-   *HINT is the last answer: ranges are mostly resolved in order. */
+   *HINT is the last answer: ranges are mostly resolved in order, so the
+   search gallops from there (cost: log of the distance) before it
+   bisects. */
 static apr_size_t
 find_op(const svn_fs_fs__dwin_t *w, apr_size_t pos, apr_size_t *hint)
 {
-  apr_size_t lo = 0, hi = w->num_ops;
-  apr_size_t h = *hint;
+  apr_size_t lo, hi, step = 1, h = *hint < w->num_ops ? *hint : 0;
 
-  if (h < w->num_ops && w->ops[h].tpos <= pos)
+  if (HOLDS(w, h, pos))
+    return h;
+  if (w->ops[h].tpos < pos)
     {
-      if (pos - w->ops[h].tpos < w->ops[h].length)
-        return h;
-      /* Ops are contiguous: the next one starts where H ends. */
-      if (h + 1 < w->num_ops && pos - w->ops[h + 1].tpos
-                                < w->ops[h + 1].length)
-        return *hint = h + 1;
-      lo = h + 1;
+      /* Forward: find HI > H whose op starts after POS. */
+      lo = h;
+      hi = h + 1;
+      while (hi < w->num_ops && w->ops[hi].tpos <= pos)
+        {
+          lo = hi;
+          hi = (w->num_ops - hi > step) ? hi + step : w->num_ops;
+          step *= 2;
+        }
     }
-  /* Largest index whose op starts at or before POS. */
+  else
+    {
+      /* Backward: find LO < H whose op starts at or before POS. */
+      hi = h;
+      lo = h;
+      while (lo > 0)
+        {
+          lo = lo > step ? lo - step : 0;
+          step *= 2;
+          if (w->ops[lo].tpos <= pos)
+            break;
+          hi = lo;
+        }
+    }
+  /* Largest index in [LO, HI) whose op starts at or before POS. */
   while (hi - lo > 1)
     {
       apr_size_t mid = lo + (hi - lo) / 2;
@@ -166,41 +189,29 @@ find_op(const svn_fs_fs__dwin_t *w, apr_size_t pos, apr_size_t *hint)
 }
 
 /* Resolve the piece [POS, POS + LEN) of BASE's target that lies inside
-   op OP (pushing any nested work onto RESULT's stack). */
+   op OP, a target copy, pushing the work onto RESULT's stack. */
 static void
-resolve_piece(svn_fs_fs__dwin_t *result, apr_size_t *depth,
-              const svn_fs_fs__dwin_t *base, const svn_fs_fs__dop_t *op,
-              apr_size_t pos, apr_size_t len)
+resolve_target_piece(svn_fs_fs__dwin_t *result, apr_size_t *depth,
+                     const svn_fs_fs__dop_t *op, apr_size_t pos,
+                     apr_size_t len)
 {
-  apr_size_t d = pos - op->tpos;
-  apr_size_t period, r, first, span;
+  /* Byte TPOS + i of the op is byte OFFSET + (i mod PERIOD). */
+  apr_size_t period = op->tpos - op->offset;
+  apr_size_t r = (pos - op->tpos) % period;
+  apr_size_t span = len < period ? len : period;
+  apr_size_t first = span < period - r ? span : period - r;
 
-  switch (op->kind)
-    {
-      case svn_fs_fs__dop_source:
-        svn_fs_fs__dwin_push(result, svn_fs_fs__dop_source, op->offset + d,
-                             len, NULL);
-        return;
-      case svn_fs_fs__dop_new:
-        svn_fs_fs__dwin_push(result, svn_fs_fs__dop_new, 0, len,
-                             base->new_data.data + op->offset + d);
-        return;
-      default:
-        /* Byte TPOS + i of the op is byte OFFSET + (i mod PERIOD). */
-        period = op->tpos - op->offset;
-        r = d % period;
-        span = len < period ? len : period;
-        first = span < period - r ? span : period - r;
-        if (len > span)
-          push_work(result, depth, svn_fs_fs__dwin_produced(result),
-                    len - span, TRUE);
-        push_work(result, depth, op->offset, span - first, FALSE);
-        push_work(result, depth, op->offset + r, first, FALSE);
-    }
+  if (len > span)
+    push_work(result, depth, svn_fs_fs__dwin_produced(result), len - span,
+              TRUE);
+  push_work(result, depth, op->offset, span - first, FALSE);
+  push_work(result, depth, op->offset + r, first, FALSE);
 }
 
 /* Append to RESULT the ops that make bytes [POS, POS + LEN) of BASE's
-   target.  FALSE if that took more than *BUDGET work units. */
+   target.  FALSE if that took more than *BUDGET work units.  Source and
+   new-data ops of BASE are walked in a row; target copies go through
+   the stack. */
 static svn_boolean_t
 resolve(svn_fs_fs__dwin_t *result, const svn_fs_fs__dwin_t *base,
         apr_size_t pos, apr_size_t len, apr_size_t *hint, apr_size_t *budget)
@@ -211,25 +222,40 @@ resolve(svn_fs_fs__dwin_t *result, const svn_fs_fs__dwin_t *base,
   while (depth)
     {
       svn_fs_fs__dwork_t item = result->work[--depth];
-      const svn_fs_fs__dop_t *op;
-      apr_size_t piece;
+      apr_size_t i;
 
-      if (*budget == 0)
-        return FALSE;
-      --*budget;
       if (item.repeat)
         {
           svn_fs_fs__dwin_push(result, svn_fs_fs__dop_target, item.pos,
                                item.len, NULL);
           continue;
         }
-      op = &base->ops[find_op(base, item.pos, hint)];
-      piece = op->tpos + op->length - item.pos;
-      if (piece < item.len)
-        push_work(result, &depth, item.pos + piece, item.len - piece, FALSE);
-      else
-        piece = item.len;
-      resolve_piece(result, &depth, base, op, item.pos, piece);
+      for (i = find_op(base, item.pos, hint); item.len; i++)
+        {
+          const svn_fs_fs__dop_t *op = &base->ops[i];
+          apr_size_t d = item.pos - op->tpos;
+          apr_size_t piece = op->length - d;
+
+          if (*budget == 0)
+            return FALSE;
+          --*budget;
+          if (piece > item.len)
+            piece = item.len;
+          if (op->kind == svn_fs_fs__dop_target)
+            {
+              push_work(result, &depth, item.pos + piece, item.len - piece,
+                        FALSE);
+              resolve_target_piece(result, &depth, op, item.pos, piece);
+              break;
+            }
+          svn_fs_fs__dwin_push(result, op->kind, op->offset + d, piece,
+                               op->kind == svn_fs_fs__dop_new
+                               ? base->new_data.data + op->offset + d
+                               : NULL);
+          item.pos += piece;
+          item.len -= piece;
+          *hint = i;
+        }
     }
   return TRUE;
 }
