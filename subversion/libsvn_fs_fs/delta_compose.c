@@ -378,6 +378,13 @@ svn_fs_fs__dwin_apply(char *target, const svn_fs_fs__dwin_t *w,
   return tpos == w->tview_len;
 }
 
+apr_size_t
+svn_fs_fs__dwin_memory(const svn_fs_fs__dwin_t *w)
+{
+  return w->ops_cap * sizeof(*w->ops) + w->work_cap * sizeof(*w->work)
+         + w->new_data.capacity;
+}
+
 void
 svn_fs_fs__dwin_free(svn_fs_fs__dwin_t *w)
 {

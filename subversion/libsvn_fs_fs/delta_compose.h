@@ -106,6 +106,10 @@ svn_boolean_t
 svn_fs_fs__dwin_apply(char *target, const svn_fs_fs__dwin_t *w,
                       const char *source);
 
+/* Bytes of heap memory W holds (for measurements). */
+apr_size_t
+svn_fs_fs__dwin_memory(const svn_fs_fs__dwin_t *w);
+
 /* Free W's memory; W is then empty and can be used again. */
 void
 svn_fs_fs__dwin_free(svn_fs_fs__dwin_t *w);

@@ -154,7 +154,13 @@ typedef struct heap_block_t
 {
   struct heap_block_t *prev, *next;
   apr_size_t cap;
+  svn_boolean_t measured;       /* counted in memory_live */
 } heap_block_t;
+
+/* svn_fs_fs__rep_read_memory_peak(): whether reads are measured, the
+   bytes of measured heap blocks live now and the peak. */
+static svn_boolean_t measuring;
+static apr_size_t memory_live, memory_peak;
 
 /* State of one fulltext read. */
 struct reader_t
@@ -325,6 +331,8 @@ free_blocks(void *baton)
       heap_block_t *b = r->blocks;
 
       r->blocks = b->next;
+      if (b->measured)
+        memory_live -= b->cap;
       free(b);
     }
   return APR_SUCCESS;
@@ -342,6 +350,8 @@ free_buffer(reader_t *r, char *data)
     r->blocks = b->next;
   if (b->next)
     b->next->prev = b->prev;
+  if (b->measured)
+    memory_live -= b->cap;
   free(b);
 }
 
@@ -358,6 +368,9 @@ new_buffer(reader_t *r, apr_size_t cap)
       r->blocks_cleanup = TRUE;
     }
   b->cap = cap;
+  b->measured = measuring;
+  if (measuring)
+    memory_live += cap;
   b->prev = NULL;
   b->next = r->blocks;
   if (r->blocks)
@@ -1180,6 +1193,37 @@ decode_composed(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
   return SVN_NO_ERROR;
 }
 
+/* Measurement: note the memory the read of SRC holds now (its heap
+   blocks and the decoded windows of its whole chain). */
+static void
+measure_memory(rep_src_t *src)
+{
+  apr_size_t held = memory_live;
+  rep_src_t *s;
+
+  if (!measuring)
+    return;
+  for (s = src->reader->top; s; s = s->base)
+    held += svn_fs_fs__dwin_memory(&s->win)
+            + svn_fs_fs__dwin_memory(&s->comp[0])
+            + svn_fs_fs__dwin_memory(&s->comp[1]);
+  if (held > memory_peak)
+    memory_peak = held;
+}
+
+apr_size_t
+svn_fs_fs__rep_read_memory_peak(svn_boolean_t restart)
+{
+  apr_size_t peak = memory_peak;
+
+  if (restart)
+    {
+      measuring = TRUE;
+      memory_peak = memory_live;
+    }
+  return peak;
+}
+
 /* Decode the next window of DELTA source SRC into its output buffer, or
    set SRC->at_end after the last one.  When its source view lies in one
    window of its base (window_for()), the window is composed with that
@@ -1220,6 +1264,7 @@ decode_window(rep_src_t *src)
     SVN_ERR(decode_composed(src, &w, body, total, bw, btpos));
   else
     SVN_ERR(decode_direct(src, &w, body, total));
+  measure_memory(src);
   /* That was SRC's last window: the chain below will not be asked
      again. */
   if (src->read_pos >= src->data_len)

@@ -643,6 +643,47 @@ test_large_texts_shared(void **state)
   svn_pool_destroy(sp);
 }
 
+/* Reading a delta chain holds memory for about one window per chain,
+   not one per link: the windows of the links are composed (op lists and
+   new data) and only the composite is run.  big.txt (270 kB, three
+   100 kB windows) changes in each of 22 revisions, so its reps have
+   chains of up to 16 links; decoding each link into a window buffer of
+   its own, as the reader did before, held over 1.5 MB for the deepest
+   (one 116 kB buffer per link: 1.99 MB); composed, 0.65 MB. */
+static void
+test_chain_memory_bound(void **state)
+{
+  int i, r;
+
+  for (r = 0; r < repos->nelts; r++)
+    {
+      const char *repo = APR_ARRAY_IDX(repos, r, const char *);
+      svn_fs_t *fs = open_fs(repo);
+      apr_array_header_t *reps = find_reps(fs);
+      apr_size_t worst = 0, largest = 0;
+
+      for (i = 0; i < reps->nelts; i++)
+        {
+          svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+          svn_stringbuf_t *text;
+          apr_size_t peak;
+
+          svn_fs_fs__rep_read_memory_peak(TRUE);
+          check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool), "read");
+          peak = svn_fs_fs__rep_read_memory_peak(FALSE);
+          if (text->len > 200 * 1024 && peak > worst)
+            worst = peak;
+          if (text->len > largest)
+            largest = text->len;
+        }
+      if (getenv("FSFS7_VERBOSE"))
+        fprintf(stderr, "%s: largest text %lu, read memory peak %lu\n",
+                repo, (unsigned long)largest, (unsigned long)worst);
+      if (largest > 200 * 1024)
+        assert_true(worst > 0 && worst < 900 * 1024);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -652,6 +693,7 @@ main(int argc, char **argv)
     cmocka_unit_test(test_large_texts_beside_cache),
     cmocka_unit_test(test_large_texts_shared),
     cmocka_unit_test(test_damaged_reps),
+    cmocka_unit_test(test_chain_memory_bound),
   };
   const char *made = NULL;
   int i, failed;
