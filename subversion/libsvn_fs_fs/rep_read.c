@@ -14,10 +14,30 @@
  *     sliding output buffer, asking its base source for each window's
  *     source view.
  *
+ * A chain of N links decoded that way holds N window buffers (~116 kB
+ * each for texts over 100 kB).  So when a window's source view lies
+ * inside one window of its base, the reader composes the two instead
+ * (delta_compose.h) and continues down the chain; only the composite
+ * is run, against the first source that does not line up (window_for()
+ * decides: PLAIN and MEMORY sources, small windows, windows without a
+ * source view, views that span windows).  Those are decoded as above:
+ *
+ *   decode_window(top)
+ *     -> window_for(base)         the base window holding the view
+ *     -> decode_composed()        compose, then compose_down() further
+ *          -> src_get(deepest)    bytes of the source that did not line
+ *                                 up (may decode_window() in turn)
+ *     or decode_direct()          nothing lines up: run the window on
+ *                                 src_get(base)
+ *
+ * A DELTA source thus has one cursor (READ_POS, NEXT_TPOS) shared by its
+ * two uses; when its consumer composed with windows it never decoded,
+ * the output buffer restarts at the cursor.
+ *
  * Writers emit windows whose source views never move backwards (REP-8), so
- * a DELTA source only keeps the decoded bytes from the lowest offset its
+ * a decoded source only keeps the bytes from the lowest offset its
  * consumer may still ask for; older bytes are dropped when room is needed.
- * Memory per chain level is thus about two windows (~200 kB), whatever the
+ * Memory per decoded level is thus about one or two windows, whatever the
  * size of the file.  Should a view ever move backwards, the source simply
  * rewinds and decodes again from its start: slow but correct.
  *
