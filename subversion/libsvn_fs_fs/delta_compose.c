@@ -51,6 +51,34 @@ svn_fs_fs__dwin_reset(svn_fs_fs__dwin_t *w, svn_filesize_t sview_offset,
   w->new_data.len = 0;
 }
 
+/* Round N up to a power of two, at least MIN. */
+static apr_size_t
+size_class(apr_size_t n, apr_size_t min)
+{
+  apr_size_t c = min;
+
+  while (c < n)
+    c *= 2;
+  return c;
+}
+
+void
+svn_fs_fs__dwin_reserve(svn_fs_fs__dwin_t *w, apr_size_t ops,
+                        apr_size_t new_bytes)
+{
+  if (w->num_ops == 0 && ops > w->ops_cap)
+    {
+      free(w->ops);
+      w->ops_cap = size_class(ops, 64);
+      w->ops = svn_fs_fs__heap_alloc(w->ops_cap * sizeof(*w->ops));
+    }
+  if (w->new_data.len == 0 && new_bytes > w->new_data.capacity)
+    {
+      svn_fs_fs__heapbuf_free(&w->new_data);
+      svn_fs_fs__heapbuf_reserve(&w->new_data, size_class(new_bytes, 4096));
+    }
+}
+
 apr_size_t
 svn_fs_fs__dwin_produced(const svn_fs_fs__dwin_t *w)
 {
@@ -304,6 +332,8 @@ svn_fs_fs__dwin_compose(svn_fs_fs__dwin_t *result,
 
   svn_fs_fs__dwin_reset(result, base->sview_offset, base->sview_len,
                         upper->tview_len);
+  svn_fs_fs__dwin_reserve(result, upper->num_ops + base->num_ops,
+                          upper->new_data.len + base->new_data.len);
   for (i = 0; i < upper->num_ops; i++)
     {
       const svn_fs_fs__dop_t *op = &upper->ops[i];

@@ -72,6 +72,13 @@ void
 svn_fs_fs__dwin_reset(svn_fs_fs__dwin_t *w, svn_filesize_t sview_offset,
                       apr_size_t sview_len, apr_size_t tview_len);
 
+/* Make room in W, which must be empty (just reset), for OPS ops and
+   NEW_BYTES bytes of new data, in a few size classes (powers of two) so
+   that the memory of one window fits the next ones. */
+void
+svn_fs_fs__dwin_reserve(svn_fs_fs__dwin_t *w, apr_size_t ops,
+                        apr_size_t new_bytes);
+
 /* Append an op of KIND (OFFSET, LENGTH) at the current end of W's
    target; for svn_fs_fs__dop_new, OFFSET is ignored and LENGTH bytes at
    DATA are appended to W's new data.  Joins it to the previous op where

@@ -357,6 +357,8 @@ svn_fs_fs__svndiff_to_dwin(svn_fs_fs__dwin_t *dwin,
 {
   svn_fs_fs__dwin_reset(dwin, window->sview_offset, window->sview_len,
                         window->tview_len);
+  /* Instructions take one to 21 bytes, most of them three or four. */
+  svn_fs_fs__dwin_reserve(dwin, sections->ins_len / 4, sections->new_len);
   return svn_error_trace(walk_ops(window, sections, NULL, NULL, NULL, NULL,
                                   dwin));
 }
