@@ -1056,7 +1056,8 @@ parse_loaded_window(svn_fs_fs__dwin_t *dw, rep_src_t *src,
    decoded window holds memory (a buffer of its size at every link of the
    chain): 'svnadmin verify' of full maven, r9000-10000, spends 9 % more
    CPU than decoding when windows of 16 kB and more are composed, 2 % at
-   64 kB, and both save ~2 MB of peak RSS. */
+   64 kB; both save ~2 MB of peak RSS on that range (doc/benchmarks.md,
+   "composing delta windows"). */
 #define COMPOSE_MIN_WINDOW (64 * 1024)
 
 /* Set *RESULT to the window of SRC that produces bytes [OFFSET, OFFSET +
