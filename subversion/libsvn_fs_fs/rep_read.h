@@ -66,6 +66,14 @@ svn_fs_fs__rep_same(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b);
 apr_uint32_t
 svn_fs_fs__rep_large_texts_live(void);
 
+/* For tests and measurements: the most memory (bytes) that reads held
+   at once for reconstructing texts -- input, decode and output buffers
+   and decoded windows, not the copy collected for the caches -- since
+   the last call with RESTART set, which starts a new measurement (reads
+   are not measured until then).  Not thread-safe. */
+apr_size_t
+svn_fs_fs__rep_read_memory_peak(svn_boolean_t restart);
+
 /* Create this layer's caches in MEMBUFFER (see caching.h). */
 svn_error_t *
 svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,

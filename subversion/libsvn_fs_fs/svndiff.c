@@ -243,11 +243,13 @@ copy_within_target(char *tbuf, apr_size_t from, apr_size_t to,
 /* Walk the instructions of SECTIONS for WINDOW, checking SVNDIFF-9 ..
    SVNDIFF-12.  If TBUF is set, also execute them (source copies from
    SBUF); if OPS is set, append an svn_txdelta_op_t per instruction and
-   count source copies in *SRC_OPS. */
+   count source copies in *SRC_OPS; if DWIN is set, append the
+   instructions to it. */
 static svn_error_t *
 walk_ops(const svn_fs_fs__svndiff_window_t *window,
          const svn_fs_fs__svndiff_sections_t *sections, char *tbuf,
-         const char *sbuf, apr_array_header_t *ops, int *src_ops)
+         const char *sbuf, apr_array_header_t *ops, int *src_ops,
+         svn_fs_fs__dwin_t *dwin)
 {
   const unsigned char *p = sections->ins;
   const unsigned char *end = p + sections->ins_len;
@@ -301,6 +303,12 @@ walk_ops(const svn_fs_fs__svndiff_window_t *window,
           op->offset = (apr_size_t)offset;
           op->length = (apr_size_t)len;
         }
+      if (dwin)
+        svn_fs_fs__dwin_push(dwin, (int)action, (apr_size_t)offset,
+                             (apr_size_t)len,
+                             action == svn_txdelta_new
+                             ? (const char *)sections->new_data + offset
+                             : NULL);
       tpos += (apr_size_t)len;
     }
 
@@ -316,7 +324,7 @@ svn_fs_fs__svndiff_apply(char *target,
                          const char *source)
 {
   return svn_error_trace(walk_ops(window, sections, target, source, NULL,
-                                  NULL));
+                                  NULL, NULL));
 }
 
 svn_error_t *
@@ -329,7 +337,7 @@ svn_fs_fs__svndiff_to_txdelta(svn_txdelta_window_t **result,
   apr_array_header_t *ops = apr_array_make(result_pool, 16,
                                            sizeof(svn_txdelta_op_t));
 
-  SVN_ERR(walk_ops(window, sections, NULL, NULL, ops, &w->src_ops));
+  SVN_ERR(walk_ops(window, sections, NULL, NULL, ops, &w->src_ops, NULL));
   w->sview_offset = window->sview_offset;
   w->sview_len = window->sview_len;
   w->tview_len = window->tview_len;
@@ -339,6 +347,19 @@ svn_fs_fs__svndiff_to_txdelta(svn_txdelta_window_t **result,
                                    sections->new_len, result_pool);
   *result = w;
   return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__svndiff_to_dwin(svn_fs_fs__dwin_t *dwin,
+                           const svn_fs_fs__svndiff_window_t *window,
+                           const svn_fs_fs__svndiff_sections_t *sections)
+{
+  svn_fs_fs__dwin_reset(dwin, window->sview_offset, window->sview_len,
+                        window->tview_len);
+  /* Instructions take one to 21 bytes, most of them three or four. */
+  svn_fs_fs__dwin_reserve(dwin, sections->ins_len / 4, sections->new_len);
+  return svn_error_trace(walk_ops(window, sections, NULL, NULL, NULL, NULL,
+                                  dwin));
 }
 
 /* An SVN_ERR_SVNDIFF_UNEXPECTED_END error (SVNDIFF-13). */

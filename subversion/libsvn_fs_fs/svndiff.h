@@ -16,6 +16,7 @@
 #include "svn_string.h"
 #include "svn_delta.h"
 #include "heapbuf.h"
+#include "delta_compose.h"
 
 /* Length of the stream header "SVN" + version byte (SVNDIFF-1). */
 #define SVN_FS_FS__SVNDIFF_HEADER_LEN 4
@@ -114,6 +115,14 @@ svn_fs_fs__svndiff_to_txdelta(svn_txdelta_window_t **result,
                               const svn_fs_fs__svndiff_window_t *window,
                               const svn_fs_fs__svndiff_sections_t *sections,
                               apr_pool_t *result_pool);
+
+/* Check SECTIONS like svn_fs_fs__svndiff_apply() and decode them into
+   DWIN (reset first; its memory is reused), for composition with other
+   windows (delta_compose.h).  On error DWIN's contents are unspecified. */
+svn_error_t *
+svn_fs_fs__svndiff_to_dwin(svn_fs_fs__dwin_t *dwin,
+                           const svn_fs_fs__svndiff_window_t *window,
+                           const svn_fs_fs__svndiff_sections_t *sections);
 
 /* Apply the complete svndiff stream DATA (LEN bytes) to SOURCE (SOURCE_LEN
    bytes, the whole base text) and return the target in RESULT_POOL.

@@ -32,6 +32,7 @@
 #include "svn_io.h"
 #include "svn_dirent_uri.h"
 #include "svn_delta.h"
+#include "svn_checksum.h"
 #include "private/svn_cache.h"
 
 #include "fsfs7.h"
@@ -41,6 +42,7 @@
 #include "revfile.h"
 #include "rep_header.h"
 #include "rep_read.h"
+#include "svndiff.h"
 #include "noderev_codec.h"
 #include "paths.h"
 
@@ -643,6 +645,207 @@ test_large_texts_shared(void **state)
   svn_pool_destroy(sp);
 }
 
+/* ---- Crafted chains: windows that do and do not line up (REP-8) ---- */
+
+/* Append the svndiff varint of V to OUT. */
+static void
+put_varint(svn_stringbuf_t *out, apr_uint64_t v)
+{
+  unsigned char buf[10];
+  int n = 0;
+
+  do
+    buf[n++] = (unsigned char)(v & 0x7f);
+  while ((v >>= 7) != 0);
+  while (n-- > 0)
+    svn_stringbuf_appendbyte(out, (char)(buf[n] | (n ? 0x80 : 0)));
+}
+
+/* One instruction of a crafted window: KIND 0 source, 1 target, 2 new
+   (OFFSET is then unused and LEN bytes of NEW_BYTE follow). */
+typedef struct crafted_op_t
+{
+  int kind;
+  apr_size_t offset, len;
+  char new_byte;
+} crafted_op_t;
+
+/* Append an svndiff 0 window to OUT: source view SOFF+SLEN, OPS. */
+static void
+put_window(svn_stringbuf_t *out, apr_size_t soff, apr_size_t slen,
+           const crafted_op_t *ops, int n)
+{
+  svn_stringbuf_t *ins = svn_stringbuf_create_empty(pool);
+  svn_stringbuf_t *new_data = svn_stringbuf_create_empty(pool);
+  apr_size_t tlen = 0;
+  int i;
+
+  for (i = 0; i < n; i++)
+    {
+      svn_stringbuf_appendbyte(ins, (char)(ops[i].kind << 6));
+      put_varint(ins, ops[i].len);
+      if (ops[i].kind != 2)
+        put_varint(ins, ops[i].offset);
+      else
+        svn_stringbuf_appendfill(new_data, ops[i].new_byte, ops[i].len);
+      tlen += ops[i].len;
+    }
+  put_varint(out, soff);
+  put_varint(out, slen);
+  put_varint(out, tlen);
+  put_varint(out, ins->len);
+  put_varint(out, new_data->len);
+  svn_stringbuf_appendstr(out, ins);
+  svn_stringbuf_appendstr(out, new_data);
+}
+
+/* Write DATA to DIR/NAME. */
+static void
+put_file(const char *dir, const char *name, const svn_stringbuf_t *data)
+{
+  check(svn_io_file_create_bytes(svn_dirent_join(dir, name, pool),
+                                 data->data, data->len, pool), name);
+}
+
+/* A three-link chain made by hand in a format 6 repository: a PLAIN text
+   S (300 kB), a delta L1 against it with three 100 kB windows (source
+   and target copies, new data), and a top delta L0 against L1 whose
+   windows compose with L1's (view = one L1 window), span two of them,
+   line up again after that, move backwards into bytes still decoded and
+   beyond them (REP-8 is only a promise; the reader must rewind), and
+   have no source view at all.  The reader's text must be what decoding
+   L1, then L0, gives. */
+static void
+test_crafted_chain(void **state)
+{
+  static const crafted_op_t l1_ops[] = {
+    { 0, 0, 40000, 0 }, { 2, 0, 100, 'x' }, { 1, 39000, 1000, 0 },
+    { 0, 41100, 58900, 0 } };
+  static const struct { apr_size_t soff, slen; crafted_op_t ops[3]; int n; }
+    l0[] = {
+      { 0, 100000, { { 2, 0, 10, 'a' }, { 0, 10, 99990, 0 } }, 2 },
+      { 50000, 100000, { { 0, 0, 100000, 0 } }, 1 },
+      { 200000, 100000, { { 0, 100, 99900, 0 }, { 2, 0, 100, 'b' } }, 2 },
+      { 120000, 80000, { { 0, 0, 80000, 0 } }, 1 },
+      { 0, 100000, { { 0, 5000, 90000, 0 }, { 1, 0, 10000, 0 } }, 2 },
+      { 0, 0, { { 2, 0, 5000, 'c' } }, 1 },
+      { 250000, 50000, { { 0, 0, 50000, 0 }, { 1, 49999, 50000, 0 } }, 2 },
+    };
+  const char *dir = apr_psprintf(pool, "/tmp/fsfs7-crafted.%ld",
+                                 (long)getpid());
+  const char *revs = svn_dirent_join(dir, "db/revs/0", pool);
+  svn_stringbuf_t *text = svn_stringbuf_create_empty(pool);
+  svn_stringbuf_t *d1 = svn_stringbuf_create("SVN", pool);
+  svn_stringbuf_t *d0 = svn_stringbuf_create("SVN", pool);
+  svn_stringbuf_t *r0, *r1, *t1, *t0, *got;
+  svn_fs_t *fs;
+  svn_fs_fs__data_t *ffd;
+  svn_fs_fs__rep_t rep;
+  apr_size_t i, l1_at;
+  svn_checksum_t *md5;
+
+  svn_stringbuf_appendbyte(d1, 0);
+  svn_stringbuf_appendbyte(d0, 0);
+  for (i = 0; i < 300000; i++)
+    svn_stringbuf_appendbyte(text, (char)('a' + (i * 7 + i / 1000) % 26));
+  for (i = 0; i < 3; i++)
+    put_window(d1, i * 100000, 100000, l1_ops, 4);
+  for (i = 0; i < sizeof(l0) / sizeof(l0[0]); i++)
+    put_window(d0, l0[i].soff, l0[i].slen, l0[i].ops, l0[i].n);
+
+  /* The expected texts, decoded window by window on their own. */
+  check(svn_fs_fs__svndiff_decode_all(&t1, d1->data, d1->len, text->data,
+                                      text->len, pool, pool), "L1");
+  check(svn_fs_fs__svndiff_decode_all(&t0, d0->data, d0->len, t1->data,
+                                      t1->len, pool, pool), "L0");
+
+  r0 = svn_stringbuf_create("PLAIN\n", pool);
+  svn_stringbuf_appendstr(r0, text);
+  svn_stringbuf_appendcstr(r0, "\nENDREP\n");
+  l1_at = r0->len;
+  svn_stringbuf_appendcstr(r0, apr_psprintf(pool, "DELTA 0 0 %lu\n",
+                                            (unsigned long)text->len));
+  svn_stringbuf_appendstr(r0, d1);
+  svn_stringbuf_appendcstr(r0, "ENDREP\n");
+  r1 = svn_stringbuf_createf(pool, "DELTA 0 %lu %lu\n",
+                             (unsigned long)l1_at, (unsigned long)d1->len);
+  svn_stringbuf_appendstr(r1, d0);
+  svn_stringbuf_appendcstr(r1, "ENDREP\n");
+
+  check(svn_io_make_dir_recursively(revs, pool), "mkdir");
+  put_file(dir, "db/format", svn_stringbuf_create("6\nlayout sharded 1000\n",
+                                                  pool));
+  put_file(dir, "db/current", svn_stringbuf_create("1\n", pool));
+  put_file(dir, "db/min-unpacked-rev", svn_stringbuf_create("0\n", pool));
+  put_file(revs, "0", r0);
+  put_file(revs, "1", r1);
+
+  fs = apr_pcalloc(pool, sizeof(*fs));
+  ffd = apr_pcalloc(pool, sizeof(*ffd));
+  fs->pool = pool;
+  fs->path = svn_dirent_join(dir, "db", pool);
+  fs->fsap_data = ffd;
+  ffd->format = 6;
+  ffd->max_files_per_dir = 1000;
+  ffd->youngest_rev_cache = 1;
+  svn_fs_fs__fsconf_defaults(ffd);
+
+  memset(&rep, 0, sizeof(rep));
+  rep.revision = 1;
+  rep.item_index = 0;
+  rep.size = (svn_filesize_t)d0->len;
+  rep.expanded_size = (svn_filesize_t)t0->len;
+  check(svn_checksum(&md5, svn_checksum_md5, t0->data, t0->len, pool),
+        "md5");
+  memcpy(rep.md5_digest, md5->digest, sizeof(rep.md5_digest));
+
+  check(svn_fs_fs__rep_contents(&got, fs, &rep, pool, pool), "read");
+  assert_true(svn_stringbuf_compare(got, t0));
+  assert_true(svn_stringbuf_compare(read_streamed(fs, &rep, pool), t0));
+  check(svn_io_remove_dir2(dir, FALSE, NULL, NULL, pool), "rm");
+}
+
+/* Reading a delta chain holds memory for about one window per chain,
+   not one per link: the windows of the links are composed (op lists and
+   new data) and only the composite is run.  big.txt (270 kB, three
+   100 kB windows) changes in each of 22 revisions, so its reps have
+   chains of up to 16 links; decoding each link into a window buffer of
+   its own, as the reader did before, held over 1.5 MB for the deepest
+   (one 116 kB buffer per link: 1.99 MB); composed, 0.65 MB. */
+static void
+test_chain_memory_bound(void **state)
+{
+  int i, r;
+
+  for (r = 0; r < repos->nelts; r++)
+    {
+      const char *repo = APR_ARRAY_IDX(repos, r, const char *);
+      svn_fs_t *fs = open_fs(repo);
+      apr_array_header_t *reps = find_reps(fs);
+      apr_size_t worst = 0, largest = 0;
+
+      for (i = 0; i < reps->nelts; i++)
+        {
+          svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+          svn_stringbuf_t *text;
+          apr_size_t peak;
+
+          svn_fs_fs__rep_read_memory_peak(TRUE);
+          check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool), "read");
+          peak = svn_fs_fs__rep_read_memory_peak(FALSE);
+          if (text->len > 200 * 1024 && peak > worst)
+            worst = peak;
+          if (text->len > largest)
+            largest = text->len;
+        }
+      if (getenv("FSFS7_VERBOSE"))
+        fprintf(stderr, "%s: largest text %lu, read memory peak %lu\n",
+                repo, (unsigned long)largest, (unsigned long)worst);
+      if (largest > 200 * 1024)
+        assert_true(worst > 0 && worst < 900 * 1024);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -652,6 +855,8 @@ main(int argc, char **argv)
     cmocka_unit_test(test_large_texts_beside_cache),
     cmocka_unit_test(test_large_texts_shared),
     cmocka_unit_test(test_damaged_reps),
+    cmocka_unit_test(test_chain_memory_bound),
+    cmocka_unit_test(test_crafted_chain),
   };
   const char *made = NULL;
   int i, failed;
