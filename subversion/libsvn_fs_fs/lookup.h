@@ -98,6 +98,15 @@ svn_fs_fs__root_lookup_maybe(const svn_fs_fs__noderev_t **noderev,
                              svn_fs_root_t *root, const char *path,
                              apr_pool_t *scratch_pool);
 
+/* The kind of the node at PATH in ROOT (svn_node_none if there is none),
+   as svn_fs_fs__root_lookup_maybe would find it, with the same errors,
+   but without caching or handing out its node-rev: check_path is often
+   the only question asked about a path (svn_repos verify asks it of
+   every entry of every changed directory). */
+svn_error_t *
+svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
+                     const char *path, apr_pool_t *scratch_pool);
+
 /* TRUE if ROOT is one of our revision roots (not a transaction root). */
 svn_boolean_t
 svn_fs_fs__is_revision_root(svn_fs_root_t *root);

@@ -241,6 +241,34 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
 }
 
 svn_error_t *
+svn_fs_fs__get_noderev_kind(svn_node_kind_t *kind, svn_fs_t *fs,
+                            const svn_fs_fs__id_t *id,
+                            apr_pool_t *scratch_pool)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->node_revision_cache;
+  svn_fs_fs__noderev_t *noderev;
+
+  if (cache && !svn_fs_fs__id_is_txn(id))
+    {
+      svn_fs_fs__pair_cache_key_t key;
+      svn_boolean_t found;
+      void *out;
+
+      key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                      (apr_int64_t)id->rev_item.number);
+      SVN_ERR(svn_cache__get_partial(&out, &found, cache, &key,
+                                     svn_fs_fs__noderev_get_kind, kind,
+                                     scratch_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__get_noderev(&noderev, fs, id, scratch_pool,
+                                 scratch_pool));
+  *kind = noderev->kind;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
 svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
                        svn_revnum_t rev, apr_pool_t *result_pool,
                        apr_pool_t *scratch_pool)

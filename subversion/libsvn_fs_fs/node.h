@@ -18,6 +18,14 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                        const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
                        apr_pool_t *scratch_pool);
 
+/* The kind of the node-revision with ID, as svn_fs_fs__get_noderev
+   would read it (and with the same errors), without copying the cached
+   node-rev out of the cache when it is there. */
+svn_error_t *
+svn_fs_fs__get_noderev_kind(svn_node_kind_t *kind, svn_fs_t *fs,
+                            const svn_fs_fs__id_t *id,
+                            apr_pool_t *scratch_pool);
+
 /* ID of the root directory node-rev of REV. */
 svn_error_t *
 svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
