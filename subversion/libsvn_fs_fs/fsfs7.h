@@ -293,6 +293,11 @@ typedef struct svn_fs_fs__data_t
      outside the membuffer (rep_read.c owns it). */
   void *recent_text;
 
+  /* A copy of the committed directory listing last walked over through
+     this svn_fs_t (node.c owns it, recent_dir_t there); NULL when the
+     listing cache is off. */
+  void *recent_dir;
+
   /* Serialises writers within this process, in addition to the on-disk
      write-lock file. */
   svn_mutex__t *fs_write_lock;

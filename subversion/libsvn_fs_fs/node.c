@@ -15,6 +15,7 @@
 #include "svn_hash.h"
 #include "svn_io.h"
 #include "svn_pools.h"
+#include "svn_cache_config.h"
 
 #include "caching.h"
 #include "changes_codec.h"
@@ -629,6 +630,191 @@ txn_dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
+/* The recent listing.  A walk over a directory's entries (svn_repos
+   verify asks the kind of each entry of each changed directory, right
+   after listing it) looks a name up in the same listing many times in a
+   row.  Each such lookup in the membuffer takes its lock, finds the
+   entry in its directory and binary-searches the stored listing: with a
+   large membuffer (-M 1024) mostly cache misses of the CPU.  The last
+   listing listed or asked for twice in a row is therefore kept here, in
+   its flat form (node_cache.h), and searched in place. */
+
+/* Listings larger than this share of the configured membuffer are not
+   copied: 64 kB with the default cache, 4 MB with -M 1024. */
+#define RECENT_DIR_SHARE 256
+
+typedef struct recent_dir_t
+{
+  apr_pool_t *parent;                 /* the svn_fs_t's */
+  apr_pool_t *pool;                   /* holds DATA; made on first copy */
+  char *data;                         /* the listing of KEY if LEN > 0 */
+  apr_size_t len, capacity, max;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_fs_fs__pair_cache_key_t asked;  /* dir_entry's previous listing */
+  svn_boolean_t has_asked;
+} recent_dir_t;
+
+/* Counters for tests: listings copied into the recent listing and
+   lookups answered from it. */
+apr_uint64_t svn_fs_fs__recent_dir_copies = 0;
+apr_uint64_t svn_fs_fs__recent_dir_hits = 0;
+
+static svn_boolean_t
+key_eq(const svn_fs_fs__pair_cache_key_t *a,
+       const svn_fs_fs__pair_cache_key_t *b)
+{
+  return a->revision == b->revision && a->second == b->second;
+}
+
+/* FS's recent listing if it holds KEY's, else NULL. */
+static const recent_dir_t *
+recent_dir_get(svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key)
+{
+  const recent_dir_t *recent = SVN_FS_FS__DATA(fs)->recent_dir;
+
+  if (recent && recent->len && key_eq(&recent->key, key))
+    {
+      svn_fs_fs__recent_dir_hits++;
+      return recent;
+    }
+  return NULL;
+}
+
+/* Make the LEN bytes at DATA, the flat listing of KEY, RECENT's listing
+   unless they are too many. */
+static void
+recent_dir_keep(recent_dir_t *recent, const svn_fs_fs__pair_cache_key_t *key,
+                const void *data, apr_size_t len)
+{
+  if (len == 0 || len > recent->max)
+    return;
+  if (len > recent->capacity)
+    {
+      if (!recent->pool)
+        recent->pool = svn_pool_create(recent->parent);
+      else
+        svn_pool_clear(recent->pool);
+      recent->capacity = 2 * recent->capacity;
+      if (recent->capacity > recent->max)
+        recent->capacity = recent->max;
+      if (recent->capacity < len)
+        recent->capacity = len;
+      recent->data = apr_palloc(recent->pool, recent->capacity);
+    }
+  memcpy(recent->data, data, len);
+  recent->len = len;
+  recent->key = *key;
+  svn_fs_fs__recent_dir_copies++;
+}
+
+/* Baton of recent_dir_fill. */
+typedef struct recent_fill_t
+{
+  recent_dir_t *recent;
+  const svn_fs_fs__pair_cache_key_t *key;
+  const char *name;              /* NULL: hand out a copy of the value */
+  apr_size_t len;                /* out: the value's length */
+} recent_fill_t;
+
+/* svn_cache__partial_getter_func_t for the listing cache: keep the value
+   as the recent listing, and hand out its entry NAME, or without NAME a
+   copy of the whole value in RESULT_POOL: one membuffer lookup. */
+static svn_error_t *
+recent_dir_fill(void **out, const void *data, apr_size_t data_len,
+                void *baton, apr_pool_t *result_pool)
+{
+  recent_fill_t *b = baton;
+
+  recent_dir_keep(b->recent, b->key, data, data_len);
+  b->len = data_len;
+  if (b->name)
+    return svn_error_trace(svn_fs_fs__dirents_get_entry(
+                             out, data, data_len, (void *)b->name,
+                             result_pool));
+  *out = apr_pmemdup(result_pool, data, data_len);
+  return SVN_NO_ERROR;
+}
+
+/* The cached listing of KEY in *ENTRIES (in RESULT_POOL), *FOUND says
+   whether it was cached; it becomes FS's recent listing. */
+static svn_error_t *
+cached_dir_entries(apr_array_header_t **entries, svn_boolean_t *found,
+                   svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key,
+                   apr_pool_t *result_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  const recent_dir_t *recent = recent_dir_get(fs, key);
+  recent_fill_t b;
+  void *copy;
+
+  *found = FALSE;
+  if (!ffd->dir_cache)
+    return SVN_NO_ERROR;
+  if (!ffd->recent_dir)
+    return svn_error_trace(svn_cache__get((void **)entries, found,
+                                          ffd->dir_cache, key, result_pool));
+  if (recent)
+    {
+      *found = TRUE;
+      return svn_error_trace(svn_fs_fs__dirents_deserialize(
+                               (void **)entries,
+                               apr_pmemdup(result_pool, recent->data,
+                                           recent->len),
+                               recent->len, result_pool));
+    }
+  b.recent = ffd->recent_dir;
+  b.key = key;
+  b.name = NULL;
+  b.len = 0;
+  SVN_ERR(svn_cache__get_partial(&copy, found, ffd->dir_cache, key,
+                                 recent_dir_fill, &b, result_pool));
+  if (*found)
+    SVN_ERR(svn_fs_fs__dirents_deserialize((void **)entries, copy, b.len,
+                                           result_pool));
+  return SVN_NO_ERROR;
+}
+
+/* The entry NAME of the cached listing of KEY in *DIRENT (NULL if it has
+   none), *FOUND says whether the listing was cached.  A listing asked
+   for twice in a row becomes FS's recent listing. */
+static svn_error_t *
+cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
+                 svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key,
+                 const char *name, apr_pool_t *result_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  recent_dir_t *recent = ffd->recent_dir;
+  const recent_dir_t *held = recent_dir_get(fs, key);
+  recent_fill_t b;
+
+  if (held)
+    {
+      *found = TRUE;
+      return svn_error_trace(svn_fs_fs__dirents_get_entry(
+                               (void **)dirent, held->data, held->len,
+                               (void *)name, result_pool));
+    }
+  if (recent && recent->has_asked && key_eq(&recent->asked, key))
+    {
+      b.recent = recent;
+      b.key = key;
+      b.name = name;
+      b.len = 0;
+      return svn_error_trace(svn_cache__get_partial(
+                               (void **)dirent, found, ffd->dir_cache, key,
+                               recent_dir_fill, &b, result_pool));
+    }
+  if (recent)
+    {
+      recent->asked = *key;
+      recent->has_asked = TRUE;
+    }
+  return svn_error_trace(svn_cache__get_partial(
+                           (void **)dirent, found, ffd->dir_cache, key,
+                           svn_fs_fs__dirents_get_entry, (void *)name,
+                           result_pool));
+}
+
 svn_error_t *
 svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
                        const svn_fs_fs__noderev_t *noderev,
@@ -653,13 +839,9 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   key = svn_fs_fs__pair_cache_key(rep->revision, (apr_int64_t)rep->item_index);
-  if (ffd->dir_cache)
-    {
-      SVN_ERR(svn_cache__get((void **)entries, &found, ffd->dir_cache, &key,
-                             result_pool));
-      if (found)
-        return SVN_NO_ERROR;
-    }
+  SVN_ERR(cached_dir_entries(entries, &found, fs, &key, result_pool));
+  if (found)
+    return SVN_NO_ERROR;
 
   SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, scratch_pool,
                                   scratch_pool));
@@ -692,9 +874,8 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
 
       key = svn_fs_fs__pair_cache_key(rep->revision,
                                       (apr_int64_t)rep->item_index);
-      SVN_ERR(svn_cache__get_partial((void **)dirent, &found, ffd->dir_cache,
-                                     &key, svn_fs_fs__dirents_get_entry,
-                                     (void *)name, result_pool));
+      SVN_ERR(cached_dir_entry(dirent, &found, fs, &key, name,
+                               result_pool));
       if (found)
         return SVN_NO_ERROR;
     }
@@ -1311,6 +1492,16 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                 pair, prefix, "nodes:dir",
                                 SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
                                 result_pool, scratch_pool));
+  ffd->recent_dir = NULL;
+  if (ffd->dir_cache)
+    {
+      recent_dir_t *recent = apr_pcalloc(result_pool, sizeof(*recent));
+
+      recent->max = (apr_size_t)(svn_cache_config_get()->cache_size
+                                 / RECENT_DIR_SHARE);
+      recent->parent = result_pool;
+      ffd->recent_dir = recent;
+    }
   SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, membuffer,
                                 svn_fs_fs__props_serialize,
                                 svn_fs_fs__props_deserialize,
