@@ -293,6 +293,10 @@ typedef struct svn_fs_fs__data_t
      outside the membuffer (rep_read.c owns it). */
   void *recent_text;
 
+  /* Path caches shared by the revision roots of a few revisions
+     (lookup.c owns them, cache_set_t there); NULL until first needed. */
+  void *root_caches;
+
   /* A copy of the committed directory listing last walked over through
      this svn_fs_t (node.c owns it, recent_dir_t there); NULL when the
      listing cache is off. */

@@ -70,19 +70,195 @@ svn_fs_fs__path_hash_make(apr_pool_t *pool)
   return apr_hash_make_custom(pool, path_hash);
 }
 
-/* Start a fresh generation when the current one is full.  Called only
-   when a lookup starts, never in the middle of one, so that a path's
-   whole chain of node-revs lives in one generation. */
-static void
-cache_rotate(svn_fs_fs__root_data_t *rd)
+/* Revision roots of one revision share a path cache: replay and verify
+   open a root of the previous revision for nearly every changed path
+   they compare (svn_repos_replay2: ~7 roots per revision of the full
+   maven), and each fresh cache walked every path from the root again.
+   An svn_fs_t keeps the caches of up to SHARED_PATH_CACHES revisions;
+   one no root uses is dropped for a new revision when all are taken, the
+   least recently used first.  With none to drop (more revisions' roots
+   open at once) a root gets a cache of its own, as before. */
+#define SHARED_PATH_CACHES 3
+
+struct svn_fs_fs__path_cache_t
 {
-  if (apr_hash_count(rd->nodes[0]) < TREE_CACHE_GENERATION)
+  svn_revnum_t rev;
+  apr_pool_t *pool;              /* own; parent of NODES_POOL[] */
+  apr_hash_t *nodes[2];
+  apr_pool_t *nodes_pool[2];
+  struct cache_user_t *users;    /* roots attached (shared caches only) */
+  apr_uint64_t last_use;         /* when the last user let go */
+  struct cache_set_t *set;       /* NULL: the cache of one root */
+};
+
+/* One root attached to a shared cache; lives in the root's pool, whose
+   cleanup detaches it. */
+typedef struct cache_user_t
+{
+  svn_fs_fs__path_cache_t *cache;
+  apr_pool_t *root_pool;
+  struct cache_user_t *prev, *next;
+} cache_user_t;
+
+/* The shared caches of one svn_fs_t (its root_caches), in POOL, a
+   subpool of the svn_fs_t's. */
+typedef struct cache_set_t
+{
+  svn_fs_fs__path_cache_t *slots[SHARED_PATH_CACHES];
+  apr_uint64_t clock;
+  apr_pool_t *pool;
+} cache_set_t;
+
+/* An empty cache for REV in a fresh subpool of PARENT. */
+static svn_fs_fs__path_cache_t *
+cache_create(svn_revnum_t rev, cache_set_t *set, apr_pool_t *parent)
+{
+  apr_pool_t *pool = svn_pool_create(parent);
+  svn_fs_fs__path_cache_t *cache = apr_pcalloc(pool, sizeof(*cache));
+  int i;
+
+  cache->rev = rev;
+  cache->pool = pool;
+  cache->set = set;
+  for (i = 0; i < 2; i++)
+    {
+      cache->nodes_pool[i] = svn_pool_create(pool);
+      cache->nodes[i] = svn_fs_fs__path_hash_make(cache->nodes_pool[i]);
+    }
+  return cache;
+}
+
+/* Root pool cleanup: detach the cache_user_t BATON from its cache. */
+static apr_status_t
+cache_detach(void *baton)
+{
+  cache_user_t *user = baton;
+  svn_fs_fs__path_cache_t *cache = user->cache;
+
+  if (user->prev)
+    user->prev->next = user->next;
+  else
+    cache->users = user->next;
+  if (user->next)
+    user->next->prev = user->prev;
+  cache->last_use = ++cache->set->clock;
+  return APR_SUCCESS;
+}
+
+/* Cleanup of a cache set's pool (the svn_fs_t goes): roots that outlive
+   it must not detach from freed caches. */
+static apr_status_t
+cache_set_cleanup(void *baton)
+{
+  cache_set_t *set = baton;
+  int i;
+
+  for (i = 0; i < SHARED_PATH_CACHES; i++)
+    {
+      cache_user_t *user;
+
+      for (user = set->slots[i] ? set->slots[i]->users : NULL; user;
+           user = user->next)
+        apr_pool_cleanup_kill(user->root_pool, user, cache_detach);
+    }
+  return APR_SUCCESS;
+}
+
+/* The slot of SET for a new revision's cache: an empty one, else the
+   least recently used one no root uses (its cache destroyed); -1 if all
+   are in use. */
+static int
+cache_slot_free(cache_set_t *set)
+{
+  int i, best = -1;
+
+  for (i = 0; i < SHARED_PATH_CACHES; i++)
+    {
+      if (!set->slots[i])
+        return i;
+      if (!set->slots[i]->users
+          && (best < 0
+              || set->slots[i]->last_use < set->slots[best]->last_use))
+        best = i;
+    }
+  if (best >= 0)
+    {
+      svn_pool_destroy(set->slots[best]->pool);
+      set->slots[best] = NULL;
+    }
+  return best;
+}
+
+/* The path cache of revision ROOT: attached on first use, shared with
+   the other roots of its revision when a slot is free. */
+static svn_fs_fs__path_cache_t *
+root_cache(svn_fs_root_t *root)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(rd->fs);
+  cache_set_t *set = ffd->root_caches;
+  svn_fs_fs__path_cache_t *cache = NULL;
+  cache_user_t *user;
+  int i;
+
+  if (rd->cache)
+    return rd->cache;
+  if (!set)
+    {
+      apr_pool_t *pool = svn_pool_create(rd->fs->pool);
+
+      set = apr_pcalloc(pool, sizeof(*set));
+      set->pool = pool;
+      apr_pool_cleanup_register(pool, set, cache_set_cleanup,
+                                apr_pool_cleanup_null);
+      ffd->root_caches = set;
+    }
+  for (i = 0; i < SHARED_PATH_CACHES && !cache; i++)
+    if (set->slots[i] && set->slots[i]->rev == rd->rev)
+      cache = set->slots[i];
+  if (!cache)
+    {
+      i = cache_slot_free(set);
+      if (i < 0)
+        {
+          rd->cache = cache_create(rd->rev, NULL, root->pool);
+          return rd->cache;
+        }
+      cache = set->slots[i] = cache_create(rd->rev, set, set->pool);
+    }
+  user = apr_pcalloc(root->pool, sizeof(*user));
+  user->cache = cache;
+  user->root_pool = root->pool;
+  user->next = cache->users;
+  if (user->next)
+    user->next->prev = user;
+  cache->users = user;
+  apr_pool_cleanup_register(root->pool, user, cache_detach,
+                            apr_pool_cleanup_null);
+  rd->cache = cache;
+  return cache;
+}
+
+/* Get ROOT's cache ready for a lookup (revision roots; transaction roots
+   have none): attached, and with a fresh generation when the current one
+   is full.  Called only when a lookup starts, never in the middle of
+   one, so that a path's whole chain of node-revs lives in one
+   generation. */
+static void
+cache_prepare(svn_fs_root_t *root)
+{
+  svn_fs_fs__path_cache_t *cache;
+
+  if (SVN_FS_FS__ROOT_DATA(root)->in_txn)
     return;
-  svn_pool_destroy(rd->nodes_pool[1]);
-  rd->nodes_pool[1] = rd->nodes_pool[0];
-  rd->nodes[1] = rd->nodes[0];
-  rd->nodes_pool[0] = svn_pool_create(apr_pool_parent_get(rd->nodes_pool[1]));
-  rd->nodes[0] = svn_fs_fs__path_hash_make(rd->nodes_pool[0]);
+  cache = root_cache(root);
+  if (apr_hash_count(cache->nodes[0]) < TREE_CACHE_GENERATION)
+    return;
+  svn_pool_destroy(cache->nodes_pool[1]);
+  cache->nodes_pool[1] = cache->nodes_pool[0];
+  cache->nodes[1] = cache->nodes[0];
+  cache->nodes_pool[0] = svn_pool_create(cache->pool);
+  cache->nodes[0] = svn_fs_fs__path_hash_make(cache->nodes_pool[0]);
 }
 
 /* Remember NODEREV (allocated in the current generation's pool) as the
@@ -91,9 +267,10 @@ static void
 cache_put(svn_fs_fs__root_data_t *rd, const char *path,
           const svn_fs_fs__noderev_t *noderev)
 {
-  if (rd->in_txn)
+  if (!rd->cache)
     return;
-  apr_hash_set(rd->nodes[0], apr_pstrdup(rd->nodes_pool[0], path),
+  apr_hash_set(rd->cache->nodes[0], apr_pstrdup(rd->cache->nodes_pool[0],
+                                                path),
                APR_HASH_KEY_STRING, noderev);
 }
 
@@ -105,17 +282,21 @@ static svn_error_t *
 cache_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
           const char *path, apr_pool_t *scratch_pool)
 {
+  svn_fs_fs__path_cache_t *cache = rd->cache;
   const svn_fs_fs__noderev_t *old;
   svn_fs_fs__noderev_t *fresh;
 
-  *noderev = apr_hash_get(rd->nodes[0], path, APR_HASH_KEY_STRING);
+  *noderev = NULL;
+  if (!cache)
+    return SVN_NO_ERROR;
+  *noderev = apr_hash_get(cache->nodes[0], path, APR_HASH_KEY_STRING);
   if (*noderev)
     return SVN_NO_ERROR;
-  old = apr_hash_get(rd->nodes[1], path, APR_HASH_KEY_STRING);
+  old = apr_hash_get(cache->nodes[1], path, APR_HASH_KEY_STRING);
   if (!old)
     return SVN_NO_ERROR;
-  SVN_ERR(svn_fs_fs__get_noderev(&fresh, rd->fs, old->id, rd->nodes_pool[0],
-                                 scratch_pool));
+  SVN_ERR(svn_fs_fs__get_noderev(&fresh, rd->fs, old->id,
+                                 cache->nodes_pool[0], scratch_pool));
   cache_put(rd, path, fresh);
   *noderev = fresh;
   return SVN_NO_ERROR;
@@ -141,7 +322,7 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
       *noderev = NULL;
       return SVN_NO_ERROR;
     }
-  pool = rd->in_txn ? txn_pool : rd->nodes_pool[0];
+  pool = rd->cache ? rd->cache->nodes_pool[0] : txn_pool;
   SVN_ERR(svn_fs_fs__get_noderev(&child, rd->fs,
                                  (const svn_fs_fs__id_t *)dirent->id,
                                  pool, scratch_pool));
@@ -322,7 +503,7 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_node_kind_t *kind_p,
   apr_size_t done = 0;
   svn_boolean_t use_cache = chain_pool != NULL;
 
-  if (!chain_pool && !SVN_FS_FS__ROOT_DATA(root)->in_txn)
+  if (!chain_pool && SVN_FS_FS__ROOT_DATA(root)->cache)
     SVN_ERR(deepest_cached(&node, &done, SVN_FS_FS__ROOT_DATA(root), path,
                            scratch_pool));
   if (!node)
@@ -390,7 +571,7 @@ lookup(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
   svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
   const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
 
-  cache_rotate(rd);
+  cache_prepare(root);
   SVN_ERR(cache_get(noderev, rd, canon, scratch_pool));
   if (*noderev)
     return SVN_NO_ERROR;
@@ -422,7 +603,7 @@ svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
   const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
   const svn_fs_fs__noderev_t *noderev;
 
-  cache_rotate(rd);
+  cache_prepare(root);
   SVN_ERR(cache_get(&noderev, rd, canon, scratch_pool));
   *kind = svn_node_none;
   if (!noderev)
@@ -441,7 +622,7 @@ svn_fs_fs__root_walk(svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root,
   const svn_fs_fs__noderev_t *noderev;
   const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
 
-  cache_rotate(SVN_FS_FS__ROOT_DATA(root));
+  cache_prepare(root);
   return svn_error_trace(walk(&noderev, NULL, leaf, root, canon, FALSE,
                               result_pool, scratch_pool));
 }

@@ -913,10 +913,6 @@ root_alloc(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
 
   rd->fs = fs;
   rd->rev = rev;
-  rd->nodes_pool[0] = svn_pool_create(root_pool);
-  rd->nodes_pool[1] = svn_pool_create(root_pool);
-  rd->nodes[0] = svn_fs_fs__path_hash_make(rd->nodes_pool[0]);
-  rd->nodes[1] = svn_fs_fs__path_hash_make(rd->nodes_pool[1]);
   root->pool = root_pool;
   root->fs = fs;
   root->rev = rev;
