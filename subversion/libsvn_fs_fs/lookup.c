@@ -83,7 +83,8 @@ svn_fs_fs__path_hash_make(apr_pool_t *pool)
 struct svn_fs_fs__path_cache_t
 {
   svn_revnum_t rev;
-  apr_pool_t *pool;              /* own; parent of NODES_POOL[] */
+  apr_pool_t *pool;              /* own; parent of NODES_POOL[]; NULL:
+                                    an unused slot */
   apr_hash_t *nodes[2];
   apr_pool_t *nodes_pool[2];
   struct cache_user_t *users;    /* roots attached (shared caches only) */
@@ -101,31 +102,32 @@ typedef struct cache_user_t
 } cache_user_t;
 
 /* The shared caches of one svn_fs_t (its root_caches), in POOL, a
-   subpool of the svn_fs_t's. */
+   subpool of the svn_fs_t's.  The slots themselves (with their lists of
+   users) stay for the set's lifetime; a slot's nodes live in its own
+   subpool, which a new revision replaces. */
 typedef struct cache_set_t
 {
-  svn_fs_fs__path_cache_t *slots[SHARED_PATH_CACHES];
+  svn_fs_fs__path_cache_t slots[SHARED_PATH_CACHES];
   apr_uint64_t clock;
   apr_pool_t *pool;
 } cache_set_t;
 
-/* An empty cache for REV in a fresh subpool of PARENT. */
-static svn_fs_fs__path_cache_t *
-cache_create(svn_revnum_t rev, cache_set_t *set, apr_pool_t *parent)
+/* Make CACHE an empty cache of REV, its nodes in a fresh subpool of
+   PARENT. */
+static void
+cache_init(svn_fs_fs__path_cache_t *cache, svn_revnum_t rev,
+           cache_set_t *set, apr_pool_t *parent)
 {
-  apr_pool_t *pool = svn_pool_create(parent);
-  svn_fs_fs__path_cache_t *cache = apr_pcalloc(pool, sizeof(*cache));
   int i;
 
   cache->rev = rev;
-  cache->pool = pool;
+  cache->pool = svn_pool_create(parent);
   cache->set = set;
   for (i = 0; i < 2; i++)
     {
-      cache->nodes_pool[i] = svn_pool_create(pool);
+      cache->nodes_pool[i] = svn_pool_create(cache->pool);
       cache->nodes[i] = svn_fs_fs__path_hash_make(cache->nodes_pool[i]);
     }
-  return cache;
 }
 
 /* Root pool cleanup: detach the cache_user_t BATON from its cache. */
@@ -145,8 +147,8 @@ cache_detach(void *baton)
   return APR_SUCCESS;
 }
 
-/* Cleanup of a cache set's pool (the svn_fs_t goes): roots that outlive
-   it must not detach from freed caches. */
+/* Pre-cleanup of a cache set's pool (the svn_fs_t goes): roots that
+   outlive it must not detach from freed caches. */
 static apr_status_t
 cache_set_cleanup(void *baton)
 {
@@ -157,34 +159,34 @@ cache_set_cleanup(void *baton)
     {
       cache_user_t *user;
 
-      for (user = set->slots[i] ? set->slots[i]->users : NULL; user;
-           user = user->next)
+      for (user = set->slots[i].users; user; user = user->next)
         apr_pool_cleanup_kill(user->root_pool, user, cache_detach);
     }
   return APR_SUCCESS;
 }
 
-/* The slot of SET for a new revision's cache: an empty one, else the
-   least recently used one no root uses (its cache destroyed); -1 if all
+/* The slot of SET for a new revision's cache: an unused one, else the
+   least recently used one no root uses (its nodes dropped); NULL if all
    are in use. */
-static int
+static svn_fs_fs__path_cache_t *
 cache_slot_free(cache_set_t *set)
 {
-  int i, best = -1;
+  svn_fs_fs__path_cache_t *best = NULL;
+  int i;
 
   for (i = 0; i < SHARED_PATH_CACHES; i++)
     {
-      if (!set->slots[i])
-        return i;
-      if (!set->slots[i]->users
-          && (best < 0
-              || set->slots[i]->last_use < set->slots[best]->last_use))
-        best = i;
+      svn_fs_fs__path_cache_t *slot = &set->slots[i];
+
+      if (!slot->pool)
+        return slot;
+      if (!slot->users && (!best || slot->last_use < best->last_use))
+        best = slot;
     }
-  if (best >= 0)
+  if (best)
     {
-      svn_pool_destroy(set->slots[best]->pool);
-      set->slots[best] = NULL;
+      svn_pool_destroy(best->pool);
+      best->pool = NULL;
     }
   return best;
 }
@@ -214,17 +216,18 @@ root_cache(svn_fs_root_t *root)
       ffd->root_caches = set;
     }
   for (i = 0; i < SHARED_PATH_CACHES && !cache; i++)
-    if (set->slots[i] && set->slots[i]->rev == rd->rev)
-      cache = set->slots[i];
+    if (set->slots[i].pool && set->slots[i].rev == rd->rev)
+      cache = &set->slots[i];
   if (!cache)
     {
-      i = cache_slot_free(set);
-      if (i < 0)
+      cache = cache_slot_free(set);
+      if (!cache)
         {
-          rd->cache = cache_create(rd->rev, NULL, root->pool);
+          rd->cache = apr_pcalloc(root->pool, sizeof(*rd->cache));
+          cache_init(rd->cache, rd->rev, NULL, root->pool);
           return rd->cache;
         }
-      cache = set->slots[i] = cache_create(rd->rev, set, set->pool);
+      cache_init(cache, rd->rev, set, set->pool);
     }
   user = apr_pcalloc(root->pool, sizeof(*user));
   user->cache = cache;
