@@ -302,6 +302,10 @@ typedef struct svn_fs_fs__data_t
      listing cache is off. */
   void *recent_dir;
 
+  /* Kinds of committed node-revs read through this svn_fs_t (node.c owns
+     it, kind_memo_t there); NULL when the node-rev cache is off. */
+  void *kind_memo;
+
   /* Serialises writers within this process, in addition to the on-disk
      write-lock file. */
   svn_mutex__t *fs_write_lock;

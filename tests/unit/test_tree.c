@@ -35,8 +35,10 @@
 #include "lookup.h"
 #include "node.h"
 
-/* node.c's counter of lookups answered from the recent listing. */
+/* node.c's counters of lookups answered from the recent listing and of
+   kinds answered from the kind memo. */
 extern apr_uint64_t svn_fs_fs__recent_dir_hits;
+extern apr_uint64_t svn_fs_fs__kind_memo_hits;
 
 typedef struct fixture_t
 {
@@ -627,8 +629,9 @@ test_shared_path_cache(void **state)
 }
 
 /* check_path answers as a lookup would, for every path of every
-   revision, whether its parent is cached or not; a file in the middle of
-   a path is reported with its own path, cached or not. */
+   revision, whether its parent is cached or not, and kinds of node-revs
+   read before come from the kind memo; a file in the middle of a path
+   is reported with its own path, cached or not. */
 static void
 test_check_path_kinds(void **state)
 {
@@ -638,6 +641,7 @@ test_check_path_kinds(void **state)
     "/nope", "/trunk/nope", "/trunk/a.txt/x", "/trunk/d/f/x/y",
   };
   apr_pool_t *pool = svn_pool_create(fixture.pool);
+  apr_uint64_t kind_hits = svn_fs_fs__kind_memo_hits;
   svn_revnum_t rev;
   size_t i;
   int pass;
@@ -664,6 +668,8 @@ test_check_path_kinds(void **state)
                                              : svn_node_none);
             }
         }
+  /* Pass 1 asked the kinds of node-revs read before: from the memo. */
+  assert_true(svn_fs_fs__kind_memo_hits > kind_hits);
   for (pass = 0; pass < 2; pass++)
     {
       svn_fs_root_t *root;
