@@ -323,6 +323,25 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
         }
     }
 
+  return svn_error_trace(svn_fs_fs__get_noderev_fresh(noderev, fs, id,
+                                                      result_pool,
+                                                      scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__get_noderev_fresh(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+                             const svn_fs_fs__id_t *id,
+                             apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__pair_cache_key_t key;
+
+  if (svn_fs_fs__id_is_txn(id))
+    return svn_error_trace(read_txn_noderev(noderev, fs, id, result_pool,
+                                            scratch_pool));
+  key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                  (apr_int64_t)id->rev_item.number);
   SVN_ERR(svn_fs_fs__ensure_revision_exists(key.revision, fs, scratch_pool));
   SVN_ERR(read_noderev(noderev, fs, id, result_pool, scratch_pool));
   if (ffd->node_revision_cache)
@@ -913,10 +932,13 @@ cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
                            result_pool));
 }
 
-svn_error_t *
-svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
-                       const svn_fs_fs__noderev_t *noderev,
-                       apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+/* svn_fs_fs__dir_entries and svn_fs_fs__dir_entries_fresh: with FRESH,
+   a committed listing is read from its representation without asking
+   the listing cache first. */
+static svn_error_t *
+dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
+            const svn_fs_fs__noderev_t *noderev, svn_boolean_t fresh,
+            apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const svn_fs_fs__rep_t *rep = noderev->data_rep;
@@ -937,9 +959,12 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   key = svn_fs_fs__pair_cache_key(rep->revision, (apr_int64_t)rep->item_index);
-  SVN_ERR(cached_dir_entries(entries, &found, fs, &key, result_pool));
-  if (found)
-    return SVN_NO_ERROR;
+  if (!fresh)
+    {
+      SVN_ERR(cached_dir_entries(entries, &found, fs, &key, result_pool));
+      if (found)
+        return SVN_NO_ERROR;
+    }
 
   SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, scratch_pool,
                                   scratch_pool));
@@ -950,6 +975,25 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
   if (ffd->dir_cache)
     SVN_ERR(svn_cache__set(ffd->dir_cache, &key, *entries, scratch_pool));
   return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
+                       const svn_fs_fs__noderev_t *noderev,
+                       apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(dir_entries(entries, fs, noderev, FALSE,
+                                     result_pool, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__dir_entries_fresh(apr_array_header_t **entries, svn_fs_t *fs,
+                             const svn_fs_fs__noderev_t *noderev,
+                             apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(dir_entries(entries, fs, noderev, TRUE,
+                                     result_pool, scratch_pool));
 }
 
 svn_error_t *

@@ -72,8 +72,15 @@ verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
   svn_fs_fs__noderev_t *kid;
   const svn_fs_fs__noderev_t *pred;
 
-  SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, kid_id, scratch_pool,
-                                 scratch_pool));
+  /* A node-rev of REV is normally read here for the first time
+     (svn_repos verify checks the root before replaying the revision):
+     straight from the revision, no cache lookup that would miss. */
+  if (svn_fs_fs__id_rev(kid_id) == rev)
+    SVN_ERR(svn_fs_fs__get_noderev_fresh(&kid, fs, kid_id, scratch_pool,
+                                         scratch_pool));
+  else
+    SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, kid_id, scratch_pool,
+                                   scratch_pool));
   if (kid->kind != dirent->kind)
     return svn_fs_fs__corrupt("TREE-7", kid_path,
                               "Directory entry kind %d but node kind %d",
@@ -155,8 +162,12 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
   if (depth > SVN_FS_FS__MAX_TREE_DEPTH)
     return svn_fs_fs__corrupt("TREE-2", path, "Directory nesting deeper "
                               "than %d (cycle?)", SVN_FS_FS__MAX_TREE_DEPTH);
-  SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
-                                 scratch_pool));
+  if (dir->data_rep && dir->data_rep->revision == rev)
+    SVN_ERR(svn_fs_fs__dir_entries_fresh(&entries, fs, dir, scratch_pool,
+                                         scratch_pool));
+  else
+    SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
+                                   scratch_pool));
   SVN_ERR(predecessor_listing(&old, &count, fs, pred, scratch_pool,
                               iterpool));
   while (i < entries->nelts || j < old->nelts)
