@@ -21,10 +21,13 @@
 
 /* TREE-3: a node-rev's predecessor count is its predecessor's plus one
    (zero without predecessor).  *PRED gets the predecessor (NULL: none),
-   in POOL, for the directory check that follows. */
+   in POOL, for the directory check that follows.  KNOWN (may be NULL) is
+   a node-rev read already, used instead of reading the predecessor again
+   when it is the one. */
 static svn_error_t *
 verify_predecessor(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
-                   const svn_fs_fs__noderev_t *noderev, const char *path,
+                   const svn_fs_fs__noderev_t *noderev,
+                   const svn_fs_fs__noderev_t *known, const char *path,
                    apr_pool_t *pool)
 {
   svn_fs_fs__noderev_t *pred;
@@ -38,8 +41,11 @@ verify_predecessor(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
                                   noderev->predecessor_count);
       return SVN_NO_ERROR;
     }
-  SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, noderev->predecessor_id,
-                                 pool, pool));
+  if (known && svn_fs_fs__id_eq(known->id, noderev->predecessor_id))
+    pred = (svn_fs_fs__noderev_t *)known;
+  else
+    SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, noderev->predecessor_id,
+                                   pool, pool));
   if (pred->predecessor_count + 1 != noderev->predecessor_count)
     return svn_fs_fs__corrupt("TREE-3", path,
                               "Predecessor count %d, but the predecessor's "
@@ -61,11 +67,12 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
    node-rev's mergeinfo count to *COUNT: entry kind (TREE-7), a count that
    is not negative (TREE-6) and, for a node-rev created in REV, a file's
    count, the predecessor (TREE-3) and, recursively, a directory's
-   entries. */
+   entries.  WAS (may be NULL) is the node-rev the predecessor's listing
+   had under the same name, usually the predecessor itself. */
 static svn_error_t *
 verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
-             const svn_fs_dirent_t *dirent, const char *path, int depth,
-             apr_pool_t *scratch_pool)
+             const svn_fs_dirent_t *dirent, const svn_fs_fs__noderev_t *was,
+             const char *path, int depth, apr_pool_t *scratch_pool)
 {
   const svn_fs_fs__id_t *kid_id = SVN_FS_FS__ID(dirent->id);
   const char *kid_path = svn_fspath__join(path, dirent->name, scratch_pool);
@@ -96,23 +103,23 @@ verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
     return svn_fs_fs__corrupt("TREE-6", kid_path,
                               "File has mergeinfo count %" APR_INT64_T_FMT,
                               kid->mergeinfo_count);
-  SVN_ERR(verify_predecessor(&pred, fs, kid, kid_path, scratch_pool));
+  SVN_ERR(verify_predecessor(&pred, fs, kid, was, kid_path, scratch_pool));
   if (kid->kind == svn_node_dir)
     SVN_ERR(verify_dir(fs, rev, kid, pred, kid_path, depth + 1,
                        scratch_pool));
   return SVN_NO_ERROR;
 }
 
-/* The mergeinfo count of the node-rev DIRENT names. */
+/* The node-rev DIRENT names, in POOL (for its mergeinfo count). */
 static svn_error_t *
-entry_count(apr_int64_t *count, svn_fs_t *fs, const svn_fs_dirent_t *dirent,
-            apr_pool_t *scratch_pool)
+entry_noderev(const svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+              const svn_fs_dirent_t *dirent, apr_pool_t *pool)
 {
   svn_fs_fs__noderev_t *kid;
 
   SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, SVN_FS_FS__ID(dirent->id),
-                                 scratch_pool, scratch_pool));
-  *count = kid->mergeinfo_count;
+                                 pool, pool));
+  *noderev = kid;
   return SVN_NO_ERROR;
 }
 
@@ -177,6 +184,7 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
       const svn_fs_dirent_t *was = j < old->nelts
         ? APR_ARRAY_IDX(old, j, svn_fs_dirent_t *) : NULL;
       int cmp = !was ? -1 : !now ? 1 : strcmp(now->name, was->name);
+      const svn_fs_fs__noderev_t *gone = NULL;
 
       svn_pool_clear(iterpool);
       if (cmp == 0 && now->kind == was->kind
@@ -188,15 +196,15 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
         }
       if (cmp >= 0)
         {
-          apr_int64_t gone;
-
-          SVN_ERR(entry_count(&gone, fs, was, iterpool));
-          count -= gone;
+          SVN_ERR(entry_noderev(&gone, fs, was, iterpool));
+          count -= gone->mergeinfo_count;
           j++;
         }
       if (cmp <= 0)
         {
-          SVN_ERR(verify_entry(&count, fs, rev, now, path, depth,
+          /* A changed entry's predecessor is nearly always the node-rev
+             it replaces, just read: not read again. */
+          SVN_ERR(verify_entry(&count, fs, rev, now, gone, path, depth,
                                iterpool));
           i++;
         }
