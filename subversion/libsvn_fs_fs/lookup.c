@@ -618,6 +618,25 @@ svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
 }
 
 svn_error_t *
+svn_fs_fs__root_cache_offer(svn_fs_root_t *root, const char *path,
+                            const svn_fs_fs__noderev_t *noderev)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  svn_fs_fs__path_cache_t *cache;
+  svn_fs_fs__noderev_t *copy;
+
+  if (rd->in_txn)
+    return SVN_NO_ERROR;
+  cache = root_cache(root);
+  if (apr_hash_count(cache->nodes[0]) >= TREE_CACHE_GENERATION
+      || apr_hash_get(cache->nodes[0], path, APR_HASH_KEY_STRING))
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__noderev_dup(&copy, noderev, cache->nodes_pool[0]));
+  cache_put(rd, path, copy);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
 svn_fs_fs__root_walk(svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root,
                      const char *path, apr_pool_t *result_pool,
                      apr_pool_t *scratch_pool)

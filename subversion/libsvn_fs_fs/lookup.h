@@ -114,6 +114,14 @@ svn_error_t *
 svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
                      const char *path, apr_pool_t *scratch_pool);
 
+/* Offer NODEREV, found at canonical PATH of revision root ROOT by a walk
+   of the caller's own (verify_root's), to ROOT's path cache: it keeps a
+   copy while its current generation has room, so that the lookups of
+   the revision's changed paths that follow (replay) find them there. */
+svn_error_t *
+svn_fs_fs__root_cache_offer(svn_fs_root_t *root, const char *path,
+                            const svn_fs_fs__noderev_t *noderev);
+
 /* TRUE if ROOT is one of our revision roots (not a transaction root). */
 svn_boolean_t
 svn_fs_fs__is_revision_root(svn_fs_root_t *root);

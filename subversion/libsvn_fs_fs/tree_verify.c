@@ -59,21 +59,24 @@ verify_predecessor(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
 }
 
 static svn_error_t *
-verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
+verify_dir(svn_fs_root_t *root, const svn_fs_fs__noderev_t *dir,
            const svn_fs_fs__noderev_t *pred, const char *path, int depth,
            apr_pool_t *scratch_pool);
 
-/* Check the entry DIRENT of a directory at PATH of REV and add its
+/* Check the entry DIRENT of a directory at PATH of ROOT's revision REV
+   and add its
    node-rev's mergeinfo count to *COUNT: entry kind (TREE-7), a count that
    is not negative (TREE-6) and, for a node-rev created in REV, a file's
    count, the predecessor (TREE-3) and, recursively, a directory's
    entries.  WAS (may be NULL) is the node-rev the predecessor's listing
    had under the same name, usually the predecessor itself. */
 static svn_error_t *
-verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
+verify_entry(apr_int64_t *count, svn_fs_root_t *root,
              const svn_fs_dirent_t *dirent, const svn_fs_fs__noderev_t *was,
              const char *path, int depth, apr_pool_t *scratch_pool)
 {
+  svn_fs_t *fs = SVN_FS_FS__ROOT_DATA(root)->fs;
+  svn_revnum_t rev = SVN_FS_FS__ROOT_DATA(root)->rev;
   const svn_fs_fs__id_t *kid_id = SVN_FS_FS__ID(dirent->id);
   const char *kid_path = svn_fspath__join(path, dirent->name, scratch_pool);
   svn_fs_fs__noderev_t *kid;
@@ -104,8 +107,10 @@ verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
                               "File has mergeinfo count %" APR_INT64_T_FMT,
                               kid->mergeinfo_count);
   SVN_ERR(verify_predecessor(&pred, fs, kid, was, kid_path, scratch_pool));
+  /* Replay looks every changed path up next: it finds them cached. */
+  SVN_ERR(svn_fs_fs__root_cache_offer(root, kid_path, kid));
   if (kid->kind == svn_node_dir)
-    SVN_ERR(verify_dir(fs, rev, kid, pred, kid_path, depth + 1,
+    SVN_ERR(verify_dir(root, kid, pred, kid_path, depth + 1,
                        scratch_pool));
   return SVN_NO_ERROR;
 }
@@ -143,8 +148,8 @@ predecessor_listing(apr_array_header_t **old, apr_int64_t *old_sum,
                                                 scratch_pool));
 }
 
-/* Check directory DIR at PATH (created in REV) and, recursively, its
-   entries created in REV: entry kinds (TREE-7), predecessor counts
+/* Check directory DIR at PATH (created in ROOT's revision REV) and,
+   recursively, its entries created in REV: entry kinds (TREE-7), predecessor counts
    (TREE-3) and DIR's mergeinfo count against its entries' (TREE-6).
 
    Entries that DIR's predecessor lists with the same node-rev and kind
@@ -155,10 +160,12 @@ predecessor_listing(apr_array_header_t **old, apr_int64_t *old_sum,
    per entry (verifying full maven read every entry of every changed
    directory: 14 % of the time). */
 static svn_error_t *
-verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
+verify_dir(svn_fs_root_t *root, const svn_fs_fs__noderev_t *dir,
            const svn_fs_fs__noderev_t *pred, const char *path, int depth,
            apr_pool_t *scratch_pool)
 {
+  svn_fs_t *fs = SVN_FS_FS__ROOT_DATA(root)->fs;
+  svn_revnum_t rev = SVN_FS_FS__ROOT_DATA(root)->rev;
   apr_array_header_t *entries, *old;
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   apr_int64_t count = 0;
@@ -204,7 +211,7 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
         {
           /* A changed entry's predecessor is nearly always the node-rev
              it replaces, just read: not read again. */
-          SVN_ERR(verify_entry(&count, fs, rev, now, gone, path, depth,
+          SVN_ERR(verify_entry(&count, root, now, gone, path, depth,
                                iterpool));
           i++;
         }
@@ -271,8 +278,7 @@ svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
   scratch_pool = svn_pool_create(pool);
   SVN_ERR(verify_root_chain(&pred, rd->fs, rd->rev, root_noderev,
                             scratch_pool));
-  SVN_ERR(verify_dir(rd->fs, rd->rev, root_noderev, pred, "/", 0,
-                     scratch_pool));
+  SVN_ERR(verify_dir(root, root_noderev, pred, "/", 0, scratch_pool));
   svn_pool_destroy(scratch_pool);
   return SVN_NO_ERROR;
 }
