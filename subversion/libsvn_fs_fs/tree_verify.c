@@ -149,8 +149,9 @@ predecessor_listing(apr_array_header_t **old, apr_int64_t *old_sum,
 }
 
 /* Check directory DIR at PATH (created in ROOT's revision REV) and,
-   recursively, its entries created in REV: entry kinds (TREE-7), predecessor counts
-   (TREE-3) and DIR's mergeinfo count against its entries' (TREE-6).
+   recursively, its entries created in REV: entry kinds (TREE-7),
+   predecessor counts (TREE-3) and DIR's mergeinfo count against its
+   entries' (TREE-6).
 
    Entries that DIR's predecessor lists with the same node-rev and kind
    are not read again: their kinds and counts were checked when the
