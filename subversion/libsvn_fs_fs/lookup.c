@@ -566,13 +566,33 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_node_kind_t *kind_p,
   return SVN_NO_ERROR;
 }
 
+/* PATH as svn_fs__canonicalize_abspath makes it (a leading slash, runs
+   of slashes collapsed, no trailing slash; "." and ".." are left alone),
+   without a copy when it is canonical already and with one concatenation
+   when only its leading slash is missing: svn_repos verify asks about
+   millions of relative paths.  Anything else goes to the real thing. */
+static const char *
+canonical_path(const char *path, apr_pool_t *pool)
+{
+  const char *p;
+
+  if (path == NULL)
+    return svn_fs__canonicalize_abspath(path, pool);
+  for (p = path; *p; p++)
+    if (*p == '/' && (p[1] == '/' || (p[1] == '\0' && p != path)))
+      return svn_fs__canonicalize_abspath(path, pool);
+  if (*path == '/')
+    return path;
+  return apr_pstrcat(pool, "/", path, SVN_VA_NULL);
+}
+
 /* Fast path: the whole canonical PATH is cached. */
 static svn_error_t *
 lookup(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
        const char *path, svn_boolean_t tolerant, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
-  const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
+  const char *canon = canonical_path(path, scratch_pool);
 
   cache_prepare(root);
   SVN_ERR(cache_get(noderev, rd, canon, scratch_pool));
@@ -603,7 +623,7 @@ svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
                      const char *path, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
-  const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
+  const char *canon = canonical_path(path, scratch_pool);
   const svn_fs_fs__noderev_t *noderev;
 
   cache_prepare(root);
@@ -617,23 +637,30 @@ svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
   return SVN_NO_ERROR;
 }
 
-svn_error_t *
+apr_pool_t *
+svn_fs_fs__root_cache_room(svn_fs_root_t *root)
+{
+  svn_fs_fs__path_cache_t *cache;
+
+  if (SVN_FS_FS__ROOT_DATA(root)->in_txn)
+    return NULL;
+  cache = root_cache(root);
+  return apr_hash_count(cache->nodes[0]) < TREE_CACHE_GENERATION
+         ? cache->nodes_pool[0] : NULL;
+}
+
+void
 svn_fs_fs__root_cache_offer(svn_fs_root_t *root, const char *path,
-                            const svn_fs_fs__noderev_t *noderev)
+                            const svn_fs_fs__noderev_t *noderev,
+                            apr_pool_t *pool)
 {
   svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
-  svn_fs_fs__path_cache_t *cache;
-  svn_fs_fs__noderev_t *copy;
 
-  if (rd->in_txn)
-    return SVN_NO_ERROR;
-  cache = root_cache(root);
-  if (apr_hash_count(cache->nodes[0]) >= TREE_CACHE_GENERATION
-      || apr_hash_get(cache->nodes[0], path, APR_HASH_KEY_STRING))
-    return SVN_NO_ERROR;
-  SVN_ERR(svn_fs_fs__noderev_dup(&copy, noderev, cache->nodes_pool[0]));
-  cache_put(rd, path, copy);
-  return SVN_NO_ERROR;
+  /* Only into the generation whose pool holds NODEREV (a lookup in
+     between may have started a new one). */
+  if (rd->cache && pool == rd->cache->nodes_pool[0]
+      && apr_hash_count(rd->cache->nodes[0]) < TREE_CACHE_GENERATION)
+    cache_put(rd, path, noderev);
 }
 
 svn_error_t *
@@ -642,7 +669,7 @@ svn_fs_fs__root_walk(svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root,
                      apr_pool_t *scratch_pool)
 {
   const svn_fs_fs__noderev_t *noderev;
-  const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
+  const char *canon = canonical_path(path, scratch_pool);
 
   cache_prepare(root);
   return svn_error_trace(walk(&noderev, NULL, leaf, root, canon, FALSE,

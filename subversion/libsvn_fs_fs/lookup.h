@@ -114,13 +114,19 @@ svn_error_t *
 svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
                      const char *path, apr_pool_t *scratch_pool);
 
-/* Offer NODEREV, found at canonical PATH of revision root ROOT by a walk
-   of the caller's own (verify_root's), to ROOT's path cache: it keeps a
-   copy while its current generation has room, so that the lookups of
-   the revision's changed paths that follow (replay) find them there. */
-svn_error_t *
+/* Seeding ROOT's path cache from a walk of the caller's own (verify_root
+   walks the revision's changed subtrees): the pool to read the node-rev
+   of a path into, or NULL if the cache's current generation is full;
+   then svn_fs_fs__root_cache_offer() with the node-rev read there and its
+   canonical path, before any lookup in a root of the revision.  The
+   lookups of the revision's changed paths that follow (replay) find them
+   cached. */
+apr_pool_t *
+svn_fs_fs__root_cache_room(svn_fs_root_t *root);
+void
 svn_fs_fs__root_cache_offer(svn_fs_root_t *root, const char *path,
-                            const svn_fs_fs__noderev_t *noderev);
+                            const svn_fs_fs__noderev_t *noderev,
+                            apr_pool_t *pool);
 
 /* TRUE if ROOT is one of our revision roots (not a transaction root). */
 svn_boolean_t

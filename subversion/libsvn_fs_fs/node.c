@@ -329,19 +329,6 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
 }
 
 svn_error_t *
-svn_fs_fs__noderev_dup(svn_fs_fs__noderev_t **copy,
-                       const svn_fs_fs__noderev_t *noderev, apr_pool_t *pool)
-{
-  void *data;
-  apr_size_t len;
-
-  /* The flat cache form is one block with every part in it. */
-  SVN_ERR(svn_fs_fs__noderev_serialize(&data, &len, (void *)noderev, pool));
-  return svn_error_trace(svn_fs_fs__noderev_deserialize((void **)copy, data,
-                                                        len, pool));
-}
-
-svn_error_t *
 svn_fs_fs__get_noderev_fresh(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                              const svn_fs_fs__id_t *id,
                              apr_pool_t *result_pool,

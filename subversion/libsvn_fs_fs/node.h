@@ -18,11 +18,6 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                        const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
                        apr_pool_t *scratch_pool);
 
-/* A deep copy of committed NODEREV in POOL. */
-svn_error_t *
-svn_fs_fs__noderev_dup(svn_fs_fs__noderev_t **copy,
-                       const svn_fs_fs__noderev_t *noderev, apr_pool_t *pool);
-
 /* Like svn_fs_fs__get_noderev, but a committed node-rev is read from its
    revision (and then cached) without asking the cache first: for
    node-revs that the caller knows were never read before (verify_root's

@@ -81,13 +81,21 @@ verify_entry(apr_int64_t *count, svn_fs_root_t *root,
   const char *kid_path = svn_fspath__join(path, dirent->name, scratch_pool);
   svn_fs_fs__noderev_t *kid;
   const svn_fs_fs__noderev_t *pred;
+  apr_pool_t *cache_pool = NULL;
 
   /* A node-rev of REV is normally read here for the first time
      (svn_repos verify checks the root before replaying the revision):
-     straight from the revision, no cache lookup that would miss. */
+     straight from the revision, no cache lookup that would miss, and
+     into the root's path cache if it has room: replay looks every
+     changed path up next. */
   if (svn_fs_fs__id_rev(kid_id) == rev)
-    SVN_ERR(svn_fs_fs__get_noderev_fresh(&kid, fs, kid_id, scratch_pool,
-                                         scratch_pool));
+    {
+      cache_pool = svn_fs_fs__root_cache_room(root);
+      SVN_ERR(svn_fs_fs__get_noderev_fresh(&kid, fs, kid_id,
+                                           cache_pool ? cache_pool
+                                                      : scratch_pool,
+                                           scratch_pool));
+    }
   else
     SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, kid_id, scratch_pool,
                                    scratch_pool));
@@ -107,8 +115,8 @@ verify_entry(apr_int64_t *count, svn_fs_root_t *root,
                               "File has mergeinfo count %" APR_INT64_T_FMT,
                               kid->mergeinfo_count);
   SVN_ERR(verify_predecessor(&pred, fs, kid, was, kid_path, scratch_pool));
-  /* Replay looks every changed path up next: it finds them cached. */
-  SVN_ERR(svn_fs_fs__root_cache_offer(root, kid_path, kid));
+  if (cache_pool)
+    svn_fs_fs__root_cache_offer(root, kid_path, kid, cache_pool);
   if (kid->kind == svn_node_dir)
     SVN_ERR(verify_dir(root, kid, pred, kid_path, depth + 1,
                        scratch_pool));

@@ -258,6 +258,9 @@ test_check_path(void **state)
     { "/trunk/a.txt", svn_node_file }, { "trunk//d/", svn_node_dir },
     { "/nope", svn_node_none }, { "/trunk/a.txt/x", svn_node_none },
     { "/trunk/nope/x", svn_node_none }, { "/branches/b/d/f", svn_node_file },
+    { "trunk/d/f", svn_node_file }, { "branches/b/", svn_node_dir },
+    { "//trunk/a.txt", svn_node_file }, { "trunk/a.txt/", svn_node_file },
+    { "trunk/./d", svn_node_none },
   };
   svn_fs_root_t *root = root_at(4);
   size_t i;
@@ -279,6 +282,18 @@ test_errors(void **state)
 
   FAILS_WITH(SVN_ERR_FS_NOT_FOUND,
              root->vtable->node_id(&id, root, "/nope", fixture.pool));
+  /* The canonical path in the message, however the path was given. */
+  {
+    svn_error_t *err = root->vtable->node_id(&id, root, "trunk//nope/",
+                                             fixture.pool);
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "'/trunk/nope'"));
+    svn_error_clear(err);
+    err = root->vtable->node_id(&id, root, "trunk/nope", fixture.pool);
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "'/trunk/nope'"));
+    svn_error_clear(err);
+  }
   FAILS_WITH(SVN_ERR_FS_NOT_DIRECTORY,
              root->vtable->node_id(&id, root, "/trunk/a.txt/x",
                                    fixture.pool));
