@@ -574,16 +574,26 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_node_kind_t *kind_p,
 static const char *
 canonical_path(const char *path, apr_pool_t *pool)
 {
-  const char *p;
+  const char *slash;
+  apr_size_t len;
+  char *result;
 
   if (path == NULL)
     return svn_fs__canonicalize_abspath(path, pool);
-  for (p = path; *p; p++)
-    if (*p == '/' && (p[1] == '/' || (p[1] == '\0' && p != path)))
+  len = strlen(path);
+  if (len > 1 && path[len - 1] == '/')
+    return svn_fs__canonicalize_abspath(path, pool);
+  /* memchr, not a loop over every byte: paths are long, slashes few. */
+  for (slash = memchr(path, '/', len); slash;
+       slash = memchr(slash + 1, '/', len - (slash + 1 - path)))
+    if (slash[1] == '/')
       return svn_fs__canonicalize_abspath(path, pool);
   if (*path == '/')
     return path;
-  return apr_pstrcat(pool, "/", path, SVN_VA_NULL);
+  result = apr_palloc(pool, len + 2);
+  result[0] = '/';
+  memcpy(result + 1, path, len + 1);
+  return result;
 }
 
 /* Fast path: the whole canonical PATH is cached. */
