@@ -90,6 +90,19 @@ struct svn_fs_fs__path_cache_t
   struct cache_user_t *users;    /* roots attached (shared caches only) */
   apr_uint64_t last_use;         /* when the last user let go */
   struct cache_set_t *set;       /* NULL: the cache of one root */
+  apr_uint64_t rotations;        /* generations started so far */
+
+  /* The directory (not the root) whose entry a kind-only lookup last
+     resolved: its canonical path in PARENT_BUF (PARENT_LEN bytes, a
+     buffer of PARENT_CAP in POOL) and its node-rev, which is one of this
+     cache's and valid while ROTATIONS is still PARENT_ROTATION.  The
+     next kind-only lookup of an entry of the same directory (svn_repos
+     verify asks about each entry of a directory in turn) starts there:
+     no path hashing at all. */
+  char *parent_buf;
+  apr_size_t parent_len, parent_cap;
+  const svn_fs_fs__noderev_t *parent_node;
+  apr_uint64_t parent_rotation;
 };
 
 /* One root attached to a shared cache; lives in the root's pool, whose
@@ -123,6 +136,10 @@ cache_init(svn_fs_fs__path_cache_t *cache, svn_revnum_t rev,
   cache->rev = rev;
   cache->pool = svn_pool_create(parent);
   cache->set = set;
+  cache->rotations = 0;
+  cache->parent_buf = NULL;
+  cache->parent_len = cache->parent_cap = 0;
+  cache->parent_node = NULL;
   for (i = 0; i < 2; i++)
     {
       cache->nodes_pool[i] = svn_pool_create(cache->pool);
@@ -258,6 +275,7 @@ cache_prepare(svn_fs_root_t *root)
   if (apr_hash_count(cache->nodes[0]) < TREE_CACHE_GENERATION)
     return;
   svn_pool_destroy(cache->nodes_pool[1]);
+  cache->rotations++;
   cache->nodes_pool[1] = cache->nodes_pool[0];
   cache->nodes[1] = cache->nodes[0];
   cache->nodes_pool[0] = svn_pool_create(cache->pool);
@@ -337,6 +355,32 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
   return SVN_NO_ERROR;
 }
 
+/* Remember PARENT, the directory node-rev of CACHE at the path of
+   CHILD_PATH without its last component NAME, as the directory of the
+   last kind-only lookup (see svn_fs_fs__path_cache_t).  The root is not
+   remembered: its node-rev belongs to a root, not to the cache. */
+static void
+remember_parent(svn_fs_fs__path_cache_t *cache, const char *child_path,
+                const char *name, const svn_fs_fs__noderev_t *parent)
+{
+  apr_size_t len = strlen(child_path) - strlen(name) - 1;
+
+  if (!cache || len == 0
+      || (parent == cache->parent_node && len == cache->parent_len
+          && cache->parent_rotation == cache->rotations))
+    return;
+  if (len + 1 > cache->parent_cap)
+    {
+      cache->parent_cap = 2 * (len + 1);
+      cache->parent_buf = apr_palloc(cache->pool, cache->parent_cap);
+    }
+  memcpy(cache->parent_buf, child_path, len);
+  cache->parent_buf[len] = '\0';
+  cache->parent_len = len;
+  cache->parent_node = parent;
+  cache->parent_rotation = cache->rotations;
+}
+
 /* The kind of directory entry NAME of PARENT (at canonical CHILD_PATH)
    in *KIND, svn_node_none if there is no such entry: the node-rev is
    read as read_child would (same errors), but neither copied out of the
@@ -353,6 +397,7 @@ read_child_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
 
   SVN_ERR(svn_fs_fs__dir_entry(&dirent, rd->fs, parent, name,
                                scratch_pool, scratch_pool));
+  remember_parent(rd->cache, child_path, name, parent);
   if (!dirent)
     {
       *kind = svn_node_none;
@@ -637,6 +682,21 @@ svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
   const svn_fs_fs__noderev_t *noderev;
 
   cache_prepare(root);
+  if (rd->cache && rd->cache->parent_node
+      && rd->cache->parent_rotation == rd->cache->rotations)
+    {
+      svn_fs_fs__path_cache_t *cache = rd->cache;
+      const char *name = canon + cache->parent_len + 1;
+
+      /* An entry of the directory asked about last: whether PATH itself
+         is cached or not, its kind is that of the entry's node-rev. */
+      if (strncmp(canon, cache->parent_buf, cache->parent_len) == 0
+          && canon[cache->parent_len] == '/' && *name
+          && !strchr(name, '/'))
+        return svn_error_trace(read_child_kind(kind, root,
+                                               cache->parent_node, canon,
+                                               name, scratch_pool));
+    }
   SVN_ERR(cache_get(&noderev, rd, canon, scratch_pool));
   *kind = svn_node_none;
   if (!noderev)

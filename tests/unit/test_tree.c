@@ -645,8 +645,9 @@ test_shared_path_cache(void **state)
 
 /* check_path answers as a lookup would, for every path of every
    revision, whether its parent is cached or not, and kinds of node-revs
-   read before come from the kind memo; a file in the middle of a path
-   is reported with its own path, cached or not. */
+   read before come from the kind memo; entries of the directory asked
+   about last are found from it, and only they; a file in the middle of
+   a path is reported with its own path, cached or not. */
 static void
 test_check_path_kinds(void **state)
 {
@@ -685,6 +686,29 @@ test_check_path_kinds(void **state)
         }
   /* Pass 1 asked the kinds of node-revs read before: from the memo. */
   assert_true(svn_fs_fs__kind_memo_hits > kind_hits);
+  /* Entries of one directory in turn (resolved from the directory asked
+     about last), then paths that only look like its entries. */
+  {
+    static const struct { const char *path; svn_node_kind_t kind; } seq[] = {
+      { "/nest/d2/f", svn_node_file }, { "/trunk/a.txt", svn_node_file },
+      { "/trunk/d", svn_node_dir }, { "/trunk/nope", svn_node_none },
+      { "/trunkXa.txt", svn_node_none }, { "/trunk/d/f", svn_node_file }, { "/trunk/a.txt/x", svn_node_none },
+      { "/trunkx", svn_node_none }, { "/trunk", svn_node_dir },
+      { "/trunk/d/f/", svn_node_file }, { "/trunk/d/nope", svn_node_none },
+      { "/trunk/d", svn_node_dir }, { "/nest/d2", svn_node_dir },
+      { "/nest/d2/f", svn_node_file }, { "/nest/d", svn_node_dir },
+    };
+    svn_fs_root_t *root;
+
+    OK(svn_fs_fs__revision_root(&root, fixture.fs, 5, pool));
+    for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+      {
+        svn_node_kind_t kind;
+
+        OK(root->vtable->check_path(&kind, root, seq[i].path, pool));
+        assert_int_equal(kind, seq[i].kind);
+      }
+  }
   for (pass = 0; pass < 2; pass++)
     {
       svn_fs_root_t *root;
