@@ -164,8 +164,9 @@ cache_detach(void *baton)
   return APR_SUCCESS;
 }
 
-/* Pre-cleanup of a cache set's pool (the svn_fs_t goes): roots that
-   outlive it must not detach from freed caches. */
+/* Cleanup of a cache set's pool (the svn_fs_t goes; the slots, in that
+   pool, are still there, their nodes' subpools are not): roots that
+   outlive the set must not detach from it later. */
 static apr_status_t
 cache_set_cleanup(void *baton)
 {

@@ -223,7 +223,7 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
 
 /* Table slots: one per KIND_MEMO_SHARE bytes of the configured membuffer,
    a power of two between KIND_MEMO_MIN and KIND_MEMO_MAX (8 bytes each:
-   32 kB with the default cache, 512 kB with -M 1024). */
+   64 kB with the default 16 MB cache, 512 kB with -M 1024). */
 #define KIND_MEMO_SHARE 2048
 #define KIND_MEMO_MIN 4096
 #define KIND_MEMO_MAX 65536
@@ -276,7 +276,9 @@ kind_memo_get(svn_node_kind_t *kind, svn_fs_t *fs, const svn_fs_fs__id_t *id)
                                  id->rev_item.revision,
                                  id->rev_item.number);
 
-  if (!slot || (*slot & ~(apr_uint64_t)3) != word)
+  /* An empty slot (0) has no kind: it never matches, not even the word
+     of (r0, item 0). */
+  if (!slot || (*slot & 3) == 0 || (*slot & ~(apr_uint64_t)3) != word)
     return FALSE;
   *kind = (svn_node_kind_t)(*slot & 3);
   svn_fs_fs__kind_memo_hits++;
