@@ -297,6 +297,19 @@ typedef struct svn_fs_fs__data_t
      owns it). */
   void *p2l_memo;
 
+  /* Path caches shared by the revision roots of a few revisions
+     (lookup.c owns them, cache_set_t there); NULL until first needed. */
+  void *root_caches;
+
+  /* A copy of the committed directory listing last walked over through
+     this svn_fs_t (node.c owns it, recent_dir_t there); NULL when the
+     listing cache is off. */
+  void *recent_dir;
+
+  /* Kinds of committed node-revs read through this svn_fs_t (node.c owns
+     it, kind_memo_t there); NULL when the node-rev cache is off. */
+  void *kind_memo;
+
   /* Serialises writers within this process, in addition to the on-disk
      write-lock file. */
   svn_mutex__t *fs_write_lock;

@@ -70,19 +70,217 @@ svn_fs_fs__path_hash_make(apr_pool_t *pool)
   return apr_hash_make_custom(pool, path_hash);
 }
 
-/* Start a fresh generation when the current one is full.  Called only
-   when a lookup starts, never in the middle of one, so that a path's
-   whole chain of node-revs lives in one generation. */
-static void
-cache_rotate(svn_fs_fs__root_data_t *rd)
+/* Revision roots of one revision share a path cache: replay and verify
+   open a root of the previous revision for nearly every changed path
+   they compare (svn_repos_replay2: ~7 roots per revision of the full
+   maven), and each fresh cache walked every path from the root again.
+   An svn_fs_t keeps the caches of up to SHARED_PATH_CACHES revisions;
+   one no root uses is dropped for a new revision when all are taken, the
+   least recently used first.  With none to drop (more revisions' roots
+   open at once) a root gets a cache of its own, as before. */
+#define SHARED_PATH_CACHES 3
+
+struct svn_fs_fs__path_cache_t
 {
-  if (apr_hash_count(rd->nodes[0]) < TREE_CACHE_GENERATION)
+  svn_revnum_t rev;
+  apr_pool_t *pool;              /* own; parent of NODES_POOL[]; NULL:
+                                    an unused slot */
+  apr_hash_t *nodes[2];
+  apr_pool_t *nodes_pool[2];
+  struct cache_user_t *users;    /* roots attached (shared caches only) */
+  apr_uint64_t last_use;         /* when the last user let go */
+  struct cache_set_t *set;       /* NULL: the cache of one root */
+  apr_uint64_t rotations;        /* generations started so far */
+
+  /* The directory (not the root) whose entry a kind-only lookup last
+     resolved: its canonical path in PARENT_BUF (PARENT_LEN bytes, a
+     buffer of PARENT_CAP in POOL) and its node-rev, which is one of this
+     cache's and valid while ROTATIONS is still PARENT_ROTATION.  The
+     next kind-only lookup of an entry of the same directory (svn_repos
+     verify asks about each entry of a directory in turn) starts there:
+     no path hashing at all. */
+  char *parent_buf;
+  apr_size_t parent_len, parent_cap;
+  const svn_fs_fs__noderev_t *parent_node;
+  apr_uint64_t parent_rotation;
+};
+
+/* One root attached to a shared cache; lives in the root's pool, whose
+   cleanup detaches it. */
+typedef struct cache_user_t
+{
+  svn_fs_fs__path_cache_t *cache;
+  apr_pool_t *root_pool;
+  struct cache_user_t *prev, *next;
+} cache_user_t;
+
+/* The shared caches of one svn_fs_t (its root_caches), in POOL, a
+   subpool of the svn_fs_t's.  The slots themselves (with their lists of
+   users) stay for the set's lifetime; a slot's nodes live in its own
+   subpool, which a new revision replaces. */
+typedef struct cache_set_t
+{
+  svn_fs_fs__path_cache_t slots[SHARED_PATH_CACHES];
+  apr_uint64_t clock;
+  apr_pool_t *pool;
+} cache_set_t;
+
+/* Make CACHE an empty cache of REV, its nodes in a fresh subpool of
+   PARENT. */
+static void
+cache_init(svn_fs_fs__path_cache_t *cache, svn_revnum_t rev,
+           cache_set_t *set, apr_pool_t *parent)
+{
+  int i;
+
+  cache->rev = rev;
+  cache->pool = svn_pool_create(parent);
+  cache->set = set;
+  cache->rotations = 0;
+  cache->parent_buf = NULL;
+  cache->parent_len = cache->parent_cap = 0;
+  cache->parent_node = NULL;
+  for (i = 0; i < 2; i++)
+    {
+      cache->nodes_pool[i] = svn_pool_create(cache->pool);
+      cache->nodes[i] = svn_fs_fs__path_hash_make(cache->nodes_pool[i]);
+    }
+}
+
+/* Root pool cleanup: detach the cache_user_t BATON from its cache. */
+static apr_status_t
+cache_detach(void *baton)
+{
+  cache_user_t *user = baton;
+  svn_fs_fs__path_cache_t *cache = user->cache;
+
+  if (user->prev)
+    user->prev->next = user->next;
+  else
+    cache->users = user->next;
+  if (user->next)
+    user->next->prev = user->prev;
+  cache->last_use = ++cache->set->clock;
+  return APR_SUCCESS;
+}
+
+/* Cleanup of a cache set's pool (the svn_fs_t goes; the slots, in that
+   pool, are still there, their nodes' subpools are not): roots that
+   outlive the set must not detach from it later. */
+static apr_status_t
+cache_set_cleanup(void *baton)
+{
+  cache_set_t *set = baton;
+  int i;
+
+  for (i = 0; i < SHARED_PATH_CACHES; i++)
+    {
+      cache_user_t *user;
+
+      for (user = set->slots[i].users; user; user = user->next)
+        apr_pool_cleanup_kill(user->root_pool, user, cache_detach);
+    }
+  return APR_SUCCESS;
+}
+
+/* The slot of SET for a new revision's cache: an unused one, else the
+   least recently used one no root uses (its nodes dropped); NULL if all
+   are in use. */
+static svn_fs_fs__path_cache_t *
+cache_slot_free(cache_set_t *set)
+{
+  svn_fs_fs__path_cache_t *best = NULL;
+  int i;
+
+  for (i = 0; i < SHARED_PATH_CACHES; i++)
+    {
+      svn_fs_fs__path_cache_t *slot = &set->slots[i];
+
+      if (!slot->pool)
+        return slot;
+      if (!slot->users && (!best || slot->last_use < best->last_use))
+        best = slot;
+    }
+  if (best)
+    {
+      svn_pool_destroy(best->pool);
+      best->pool = NULL;
+    }
+  return best;
+}
+
+/* The path cache of revision ROOT: attached on first use, shared with
+   the other roots of its revision when a slot is free. */
+static svn_fs_fs__path_cache_t *
+root_cache(svn_fs_root_t *root)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(rd->fs);
+  cache_set_t *set = ffd->root_caches;
+  svn_fs_fs__path_cache_t *cache = NULL;
+  cache_user_t *user;
+  int i;
+
+  if (rd->cache)
+    return rd->cache;
+  if (!set)
+    {
+      apr_pool_t *pool = svn_pool_create(rd->fs->pool);
+
+      set = apr_pcalloc(pool, sizeof(*set));
+      set->pool = pool;
+      apr_pool_cleanup_register(pool, set, cache_set_cleanup,
+                                apr_pool_cleanup_null);
+      ffd->root_caches = set;
+    }
+  for (i = 0; i < SHARED_PATH_CACHES && !cache; i++)
+    if (set->slots[i].pool && set->slots[i].rev == rd->rev)
+      cache = &set->slots[i];
+  if (!cache)
+    {
+      cache = cache_slot_free(set);
+      if (!cache)
+        {
+          rd->cache = apr_pcalloc(root->pool, sizeof(*rd->cache));
+          cache_init(rd->cache, rd->rev, NULL, root->pool);
+          return rd->cache;
+        }
+      cache_init(cache, rd->rev, set, set->pool);
+    }
+  user = apr_pcalloc(root->pool, sizeof(*user));
+  user->cache = cache;
+  user->root_pool = root->pool;
+  user->next = cache->users;
+  if (user->next)
+    user->next->prev = user;
+  cache->users = user;
+  apr_pool_cleanup_register(root->pool, user, cache_detach,
+                            apr_pool_cleanup_null);
+  rd->cache = cache;
+  return cache;
+}
+
+/* Get ROOT's cache ready for a lookup (revision roots; transaction roots
+   have none): attached, and with a fresh generation when the current one
+   is full.  Called only when a lookup starts, never in the middle of
+   one, so that a path's whole chain of node-revs lives in one
+   generation. */
+static void
+cache_prepare(svn_fs_root_t *root)
+{
+  svn_fs_fs__path_cache_t *cache;
+
+  if (SVN_FS_FS__ROOT_DATA(root)->in_txn)
     return;
-  svn_pool_destroy(rd->nodes_pool[1]);
-  rd->nodes_pool[1] = rd->nodes_pool[0];
-  rd->nodes[1] = rd->nodes[0];
-  rd->nodes_pool[0] = svn_pool_create(apr_pool_parent_get(rd->nodes_pool[1]));
-  rd->nodes[0] = svn_fs_fs__path_hash_make(rd->nodes_pool[0]);
+  cache = root_cache(root);
+  if (apr_hash_count(cache->nodes[0]) < TREE_CACHE_GENERATION)
+    return;
+  svn_pool_destroy(cache->nodes_pool[1]);
+  cache->rotations++;
+  cache->nodes_pool[1] = cache->nodes_pool[0];
+  cache->nodes[1] = cache->nodes[0];
+  cache->nodes_pool[0] = svn_pool_create(cache->pool);
+  cache->nodes[0] = svn_fs_fs__path_hash_make(cache->nodes_pool[0]);
 }
 
 /* Remember NODEREV (allocated in the current generation's pool) as the
@@ -91,9 +289,10 @@ static void
 cache_put(svn_fs_fs__root_data_t *rd, const char *path,
           const svn_fs_fs__noderev_t *noderev)
 {
-  if (rd->in_txn)
+  if (!rd->cache)
     return;
-  apr_hash_set(rd->nodes[0], apr_pstrdup(rd->nodes_pool[0], path),
+  apr_hash_set(rd->cache->nodes[0], apr_pstrdup(rd->cache->nodes_pool[0],
+                                                path),
                APR_HASH_KEY_STRING, noderev);
 }
 
@@ -105,17 +304,21 @@ static svn_error_t *
 cache_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
           const char *path, apr_pool_t *scratch_pool)
 {
+  svn_fs_fs__path_cache_t *cache = rd->cache;
   const svn_fs_fs__noderev_t *old;
   svn_fs_fs__noderev_t *fresh;
 
-  *noderev = apr_hash_get(rd->nodes[0], path, APR_HASH_KEY_STRING);
+  *noderev = NULL;
+  if (!cache)
+    return SVN_NO_ERROR;
+  *noderev = apr_hash_get(cache->nodes[0], path, APR_HASH_KEY_STRING);
   if (*noderev)
     return SVN_NO_ERROR;
-  old = apr_hash_get(rd->nodes[1], path, APR_HASH_KEY_STRING);
+  old = apr_hash_get(cache->nodes[1], path, APR_HASH_KEY_STRING);
   if (!old)
     return SVN_NO_ERROR;
-  SVN_ERR(svn_fs_fs__get_noderev(&fresh, rd->fs, old->id, rd->nodes_pool[0],
-                                 scratch_pool));
+  SVN_ERR(svn_fs_fs__get_noderev(&fresh, rd->fs, old->id,
+                                 cache->nodes_pool[0], scratch_pool));
   cache_put(rd, path, fresh);
   *noderev = fresh;
   return SVN_NO_ERROR;
@@ -141,7 +344,7 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
       *noderev = NULL;
       return SVN_NO_ERROR;
     }
-  pool = rd->in_txn ? txn_pool : rd->nodes_pool[0];
+  pool = rd->cache ? rd->cache->nodes_pool[0] : txn_pool;
   SVN_ERR(svn_fs_fs__get_noderev(&child, rd->fs,
                                  (const svn_fs_fs__id_t *)dirent->id,
                                  pool, scratch_pool));
@@ -150,6 +353,63 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
                               "Node of unknown kind %d", (int)child->kind);
   cache_put(rd, child_path, child);
   *noderev = child;
+  return SVN_NO_ERROR;
+}
+
+/* Remember PARENT, the directory node-rev of CACHE at the path of
+   CHILD_PATH without its last component NAME, as the directory of the
+   last kind-only lookup (see svn_fs_fs__path_cache_t).  The root is not
+   remembered: its node-rev belongs to a root, not to the cache. */
+static void
+remember_parent(svn_fs_fs__path_cache_t *cache, const char *child_path,
+                const char *name, const svn_fs_fs__noderev_t *parent)
+{
+  apr_size_t len = strlen(child_path) - strlen(name) - 1;
+
+  if (!cache || len == 0
+      || (parent == cache->parent_node && len == cache->parent_len
+          && cache->parent_rotation == cache->rotations))
+    return;
+  if (len + 1 > cache->parent_cap)
+    {
+      cache->parent_cap = 2 * (len + 1);
+      cache->parent_buf = apr_palloc(cache->pool, cache->parent_cap);
+    }
+  memcpy(cache->parent_buf, child_path, len);
+  cache->parent_buf[len] = '\0';
+  cache->parent_len = len;
+  cache->parent_node = parent;
+  cache->parent_rotation = cache->rotations;
+}
+
+/* The kind of directory entry NAME of PARENT (at canonical CHILD_PATH)
+   in *KIND, svn_node_none if there is no such entry: the node-rev is
+   read as read_child would (same errors), but neither copied out of the
+   nodes layer's cache nor added to ROOT's.  svn_repos verify asks the
+   kind of every entry of every changed directory, once each (1.4
+   million questions on the full maven), and nothing else of them. */
+static svn_error_t *
+read_child_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
+                const svn_fs_fs__noderev_t *parent, const char *child_path,
+                const char *name, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  svn_fs_dirent_t *dirent;
+
+  SVN_ERR(svn_fs_fs__dir_entry(&dirent, rd->fs, parent, name,
+                               scratch_pool, scratch_pool));
+  remember_parent(rd->cache, child_path, name, parent);
+  if (!dirent)
+    {
+      *kind = svn_node_none;
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(svn_fs_fs__get_noderev_kind(kind, rd->fs,
+                                      (const svn_fs_fs__id_t *)dirent->id,
+                                      scratch_pool));
+  if (*kind != svn_node_file && *kind != svn_node_dir)
+    return svn_fs_fs__corrupt("TREE-2", child_path,
+                              "Node of unknown kind %d", (int)*kind);
   return SVN_NO_ERROR;
 }
 
@@ -240,23 +500,69 @@ root_node(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
   return SVN_NO_ERROR;
 }
 
-/* Walk canonical PATH in ROOT.  If CHAIN_POOL is not NULL, build the
-   step chain there and return it in *LEAF; always return the node-rev in
-   *NODEREV.  With TOLERANT, a missing node gives *NODEREV = NULL. */
+/* The deepest proper ancestor of canonical PATH (not "/") that ROOT's
+   lookup cache holds: its node-rev in *NODE and the length of its path
+   in *DONE; *NODE is NULL if none is cached.  Trying the parent first
+   makes the common lookup, a new entry of a directory that was just
+   looked up (svn_repos verify's check of every entry of every changed
+   directory, 1.4 million lookups on the full maven), hash one path
+   instead of every prefix of it. */
 static svn_error_t *
-walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
-     svn_fs_root_t *root, const char *path, svn_boolean_t tolerant,
-     apr_pool_t *chain_pool, apr_pool_t *scratch_pool)
+deepest_cached(const svn_fs_fs__noderev_t **node, apr_size_t *done,
+               svn_fs_fs__root_data_t *rd, const char *path,
+               apr_pool_t *scratch_pool)
+{
+  apr_size_t len = strlen(path);
+
+  *node = NULL;
+  while (len > 1)
+    {
+      while (path[--len] != '/')
+        ;
+      if (len == 0)
+        break;
+      SVN_ERR(cache_get(node, rd, apr_pstrmemdup(scratch_pool, path, len),
+                        scratch_pool));
+      if (*node)
+        break;
+    }
+  *done = len;
+  return SVN_NO_ERROR;
+}
+
+/* Walk canonical PATH in ROOT.  If CHAIN_POOL is not NULL, build the
+   step chain there and return it in *LEAF, starting at the root and
+   using cached node-revs on the way; else start at the deepest cached
+   ancestor (no prefix below it is cached, so none is looked up).  Always
+   return the node-rev in *NODEREV.  With TOLERANT, a missing node gives
+   *NODEREV = NULL.  With KIND_P (revision roots, no CHAIN_POOL), a last
+   component that is not cached may be resolved to its kind alone: then
+   *NODEREV is NULL and *KIND_P the kind (svn_node_none if missing);
+   KIND_P is left alone otherwise. */
+static svn_error_t *
+walk(const svn_fs_fs__noderev_t **noderev, svn_node_kind_t *kind_p,
+     svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root, const char *path,
+     svn_boolean_t tolerant, apr_pool_t *chain_pool,
+     apr_pool_t *scratch_pool)
 {
   apr_pool_t *txn_pool = chain_pool ? chain_pool : scratch_pool;
   const svn_fs_fs__noderev_t *node = NULL;
   svn_fs_fs__path_step_t *step = NULL;
-  const char *rest = path + 1;
+  const char *rest;
   apr_size_t done = 0;
+  svn_boolean_t use_cache = chain_pool != NULL;
 
-  SVN_ERR(root_node(&node, root, txn_pool));
+  if (!chain_pool && SVN_FS_FS__ROOT_DATA(root)->cache)
+    SVN_ERR(deepest_cached(&node, &done, SVN_FS_FS__ROOT_DATA(root), path,
+                           scratch_pool));
+  if (!node)
+    {
+      SVN_ERR(root_node(&node, root, txn_pool));
+      done = 0;
+    }
   if (chain_pool)
     step = push_step(NULL, "/", "", node, chain_pool);
+  rest = path + done + 1;
   while (*rest)
     {
       const char *slash = strchr(rest, '/');
@@ -264,10 +570,11 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
       const char *prefix = apr_pstrmemdup(scratch_pool, path,
                                           done + 1 + len);
       const char *name = apr_pstrmemdup(scratch_pool, rest, len);
-      const svn_fs_fs__noderev_t *child;
+      const svn_fs_fs__noderev_t *child = NULL;
 
-      SVN_ERR(cache_get(&child, SVN_FS_FS__ROOT_DATA(root), prefix,
-                        scratch_pool));
+      if (use_cache)
+        SVN_ERR(cache_get(&child, SVN_FS_FS__ROOT_DATA(root), prefix,
+                          scratch_pool));
       if (!child)
         {
           if (node->kind != svn_node_dir)
@@ -276,6 +583,14 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
               return tolerant ? SVN_NO_ERROR : not_a_directory(
                        root, done ? apr_pstrmemdup(scratch_pool, path, done)
                                   : "/");
+            }
+          if (kind_p && !slash && !use_cache
+              && !SVN_FS_FS__ROOT_DATA(root)->in_txn)
+            {
+              *noderev = NULL;
+              return svn_error_trace(read_child_kind(kind_p, root, node,
+                                                     prefix, name,
+                                                     scratch_pool));
             }
           SVN_ERR(read_child(&child, root, node, prefix, name, txn_pool,
                              scratch_pool));
@@ -297,20 +612,50 @@ walk(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__path_step_t **leaf,
   return SVN_NO_ERROR;
 }
 
+/* PATH as svn_fs__canonicalize_abspath makes it (a leading slash, runs
+   of slashes collapsed, no trailing slash; "." and ".." are left alone),
+   without a copy when it is canonical already and with one concatenation
+   when only its leading slash is missing: svn_repos verify asks about
+   millions of relative paths.  Anything else goes to the real thing. */
+static const char *
+canonical_path(const char *path, apr_pool_t *pool)
+{
+  const char *slash;
+  apr_size_t len;
+  char *result;
+
+  if (path == NULL)
+    return svn_fs__canonicalize_abspath(path, pool);
+  len = strlen(path);
+  if (len > 1 && path[len - 1] == '/')
+    return svn_fs__canonicalize_abspath(path, pool);
+  /* memchr, not a loop over every byte: paths are long, slashes few. */
+  for (slash = memchr(path, '/', len); slash;
+       slash = memchr(slash + 1, '/', len - (slash + 1 - path)))
+    if (slash[1] == '/')
+      return svn_fs__canonicalize_abspath(path, pool);
+  if (*path == '/')
+    return path;
+  result = apr_palloc(pool, len + 2);
+  result[0] = '/';
+  memcpy(result + 1, path, len + 1);
+  return result;
+}
+
 /* Fast path: the whole canonical PATH is cached. */
 static svn_error_t *
 lookup(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
        const char *path, svn_boolean_t tolerant, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
-  const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
+  const char *canon = canonical_path(path, scratch_pool);
 
-  cache_rotate(rd);
+  cache_prepare(root);
   SVN_ERR(cache_get(noderev, rd, canon, scratch_pool));
   if (*noderev)
     return SVN_NO_ERROR;
-  return svn_error_trace(walk(noderev, NULL, root, canon, tolerant, NULL,
-                              scratch_pool));
+  return svn_error_trace(walk(noderev, NULL, NULL, root, canon, tolerant,
+                              NULL, scratch_pool));
 }
 
 svn_error_t *
@@ -330,14 +675,74 @@ svn_fs_fs__root_lookup_maybe(const svn_fs_fs__noderev_t **noderev,
 }
 
 svn_error_t *
+svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
+                     const char *path, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+  const char *canon = canonical_path(path, scratch_pool);
+  const svn_fs_fs__noderev_t *noderev;
+
+  cache_prepare(root);
+  if (rd->cache && rd->cache->parent_node
+      && rd->cache->parent_rotation == rd->cache->rotations)
+    {
+      svn_fs_fs__path_cache_t *cache = rd->cache;
+      const char *name = canon + cache->parent_len + 1;
+
+      /* An entry of the directory asked about last: whether PATH itself
+         is cached or not, its kind is that of the entry's node-rev. */
+      if (strncmp(canon, cache->parent_buf, cache->parent_len) == 0
+          && canon[cache->parent_len] == '/' && *name
+          && !strchr(name, '/'))
+        return svn_error_trace(read_child_kind(kind, root,
+                                               cache->parent_node, canon,
+                                               name, scratch_pool));
+    }
+  SVN_ERR(cache_get(&noderev, rd, canon, scratch_pool));
+  *kind = svn_node_none;
+  if (!noderev)
+    SVN_ERR(walk(&noderev, kind, NULL, root, canon, TRUE, NULL,
+                 scratch_pool));
+  if (noderev)
+    *kind = noderev->kind;
+  return SVN_NO_ERROR;
+}
+
+apr_pool_t *
+svn_fs_fs__root_cache_room(svn_fs_root_t *root)
+{
+  svn_fs_fs__path_cache_t *cache;
+
+  if (SVN_FS_FS__ROOT_DATA(root)->in_txn)
+    return NULL;
+  cache = root_cache(root);
+  return apr_hash_count(cache->nodes[0]) < TREE_CACHE_GENERATION
+         ? cache->nodes_pool[0] : NULL;
+}
+
+void
+svn_fs_fs__root_cache_offer(svn_fs_root_t *root, const char *path,
+                            const svn_fs_fs__noderev_t *noderev,
+                            apr_pool_t *pool)
+{
+  svn_fs_fs__root_data_t *rd = SVN_FS_FS__ROOT_DATA(root);
+
+  /* Only into the generation whose pool holds NODEREV (a lookup in
+     between may have started a new one). */
+  if (rd->cache && pool == rd->cache->nodes_pool[0]
+      && apr_hash_count(rd->cache->nodes[0]) < TREE_CACHE_GENERATION)
+    cache_put(rd, path, noderev);
+}
+
+svn_error_t *
 svn_fs_fs__root_walk(svn_fs_fs__path_step_t **leaf, svn_fs_root_t *root,
                      const char *path, apr_pool_t *result_pool,
                      apr_pool_t *scratch_pool)
 {
   const svn_fs_fs__noderev_t *noderev;
-  const char *canon = svn_fs__canonicalize_abspath(path, scratch_pool);
+  const char *canon = canonical_path(path, scratch_pool);
 
-  cache_rotate(SVN_FS_FS__ROOT_DATA(root));
-  return svn_error_trace(walk(&noderev, leaf, root, canon, FALSE,
+  cache_prepare(root);
+  return svn_error_trace(walk(&noderev, NULL, leaf, root, canon, FALSE,
                               result_pool, scratch_pool));
 }

@@ -17,6 +17,9 @@
    ancestors (damaged data) cannot recurse without end (TREE-2). */
 #define SVN_FS_FS__MAX_TREE_DEPTH 1024
 
+/* A path cache of revision roots (lookup.c). */
+typedef struct svn_fs_fs__path_cache_t svn_fs_fs__path_cache_t;
+
 /* svn_fs_root_t->fsap_data of our revision and transaction roots. */
 typedef struct svn_fs_fs__root_data_t
 {
@@ -36,16 +39,20 @@ typedef struct svn_fs_fs__root_data_t
      opens roots only to read changed-path lists. */
   const svn_fs_fs__noderev_t *root_noderev;
 
-  /* Path -> svn_fs_fs__noderev_t * lookup cache in two generations:
-     when a lookup starts and NODES[0] holds TREE_CACHE_GENERATION
-     entries, it becomes NODES[1] and the previous NODES[1] (with its
-     pool) is dropped.  Hits in NODES[1] are re-read into NODES[0].  A
-     node-rev handed out therefore stays valid until two more rotations,
-     i.e. for hundreds of further lookups: longer than any vtable call
-     needs (none holds a looked-up node-rev across more than a handful
-     of lookups), and vtable calls never return cache-owned memory. */
-  apr_hash_t *nodes[2];
-  apr_pool_t *nodes_pool[2];
+  /* Path -> svn_fs_fs__noderev_t * lookup cache of revision roots (NULL
+     for transaction roots, and until the first lookup), shared by the
+     revision roots of one revision (lookup.c).  It keeps two
+     generations: when a lookup starts and the current one holds
+     TREE_CACHE_GENERATION entries, it becomes the old one and the
+     previous old one (with its pool) is dropped.  Hits in the old one
+     are re-read into the current one.  A node-rev handed out therefore
+     stays valid until two more rotations, i.e. for hundreds of further
+     lookups through any root of the revision: longer than any vtable
+     call needs (none holds a looked-up node-rev across more than a
+     handful of lookups), and vtable calls never return cache-owned
+     memory.  A shared cache outlives its roots for a while (the next
+     root of the revision starts warm); its memory is the svn_fs_t's. */
+  svn_fs_fs__path_cache_t *cache;
 } svn_fs_fs__root_data_t;
 
 /* One node on a looked-up path.  The chain runs from the node up to the
@@ -97,6 +104,29 @@ svn_error_t *
 svn_fs_fs__root_lookup_maybe(const svn_fs_fs__noderev_t **noderev,
                              svn_fs_root_t *root, const char *path,
                              apr_pool_t *scratch_pool);
+
+/* The kind of the node at PATH in ROOT (svn_node_none if there is none),
+   as svn_fs_fs__root_lookup_maybe would find it, with the same errors,
+   but without caching or handing out its node-rev: check_path is often
+   the only question asked about a path (svn_repos verify asks it of
+   every entry of every changed directory). */
+svn_error_t *
+svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
+                     const char *path, apr_pool_t *scratch_pool);
+
+/* Seeding ROOT's path cache from a walk of the caller's own (verify_root
+   walks the revision's changed subtrees): the pool to read the node-rev
+   of a path into, or NULL if the cache's current generation is full;
+   then svn_fs_fs__root_cache_offer() with the node-rev read there and its
+   canonical path, before any lookup in a root of the revision.  The
+   lookups of the revision's changed paths that follow (replay) find them
+   cached. */
+apr_pool_t *
+svn_fs_fs__root_cache_room(svn_fs_root_t *root);
+void
+svn_fs_fs__root_cache_offer(svn_fs_root_t *root, const char *path,
+                            const svn_fs_fs__noderev_t *noderev,
+                            apr_pool_t *pool);
 
 /* TRUE if ROOT is one of our revision roots (not a transaction root). */
 svn_boolean_t

@@ -15,6 +15,7 @@
 #include "svn_hash.h"
 #include "svn_io.h"
 #include "svn_pools.h"
+#include "svn_cache_config.h"
 
 #include "caching.h"
 #include "changes_codec.h"
@@ -211,6 +212,95 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
+/* Kinds of node-revs.  svn_repos verify asks the kind of every entry of
+   every changed directory (1.1 million questions on the full maven), of
+   the same few thousand node-revs again and again as the same
+   directories change.  Each answer from the membuffer is a lookup in
+   its directory, which with -M 1024 is a cache miss of the CPU or two.
+   A direct-mapped table of one word per node-rev read, (revision, item,
+   kind), answers them from a few hundred kB instead.  Committed node-revs
+   never change, and only kinds of node-revs read without error are
+   kept, so an answer from here is the answer a read would give. */
+
+/* Table slots: one per KIND_MEMO_SHARE bytes of the configured membuffer,
+   a power of two between KIND_MEMO_MIN and KIND_MEMO_MAX (8 bytes each:
+   64 kB with the default 16 MB cache, 512 kB with -M 1024). */
+#define KIND_MEMO_SHARE 2048
+#define KIND_MEMO_MIN 4096
+#define KIND_MEMO_MAX 65536
+
+typedef struct kind_memo_t
+{
+  apr_uint64_t *slots;           /* (rev << 33 | item << 2 | kind), 0 */
+  apr_size_t mask;
+} kind_memo_t;
+
+/* Counter for tests: kinds answered from the memo. */
+apr_uint64_t svn_fs_fs__kind_memo_hits = 0;
+
+/* The word for (REV, ITEM) in *WORD and its slot in MEMO; NULL if the
+   pair does not fit a word (then it is not kept). */
+static apr_uint64_t *
+kind_slot(apr_uint64_t *word, kind_memo_t *memo, svn_revnum_t rev,
+          apr_uint64_t item)
+{
+  apr_uint64_t h;
+
+  if (!memo || rev < 0 || rev >= (APR_INT64_C(1) << 31)
+      || item >= (APR_UINT64_C(1) << 31))
+    return NULL;
+  *word = ((apr_uint64_t)rev << 33) | (item << 2);
+  h = ((apr_uint64_t)rev * APR_UINT64_C(0x9E3779B97F4A7C15))
+      ^ (item * APR_UINT64_C(0xC2B2AE3D27D4EB4F));
+  return &memo->slots[(h ^ (h >> 32)) & memo->mask];
+}
+
+/* Remember that committed node-rev ID has KIND. */
+static void
+kind_memo_note(svn_fs_t *fs, const svn_fs_fs__id_t *id, svn_node_kind_t kind)
+{
+  apr_uint64_t word;
+  apr_uint64_t *slot = kind_slot(&word, SVN_FS_FS__DATA(fs)->kind_memo,
+                                 id->rev_item.revision,
+                                 id->rev_item.number);
+
+  if (slot && (kind == svn_node_file || kind == svn_node_dir))
+    *slot = word | (apr_uint64_t)kind;
+}
+
+/* The remembered kind of committed node-rev ID in *KIND; FALSE if none. */
+static svn_boolean_t
+kind_memo_get(svn_node_kind_t *kind, svn_fs_t *fs, const svn_fs_fs__id_t *id)
+{
+  apr_uint64_t word;
+  apr_uint64_t *slot = kind_slot(&word, SVN_FS_FS__DATA(fs)->kind_memo,
+                                 id->rev_item.revision,
+                                 id->rev_item.number);
+
+  /* An empty slot (0) has no kind: it never matches, not even the word
+     of (r0, item 0). */
+  if (!slot || (*slot & 3) == 0 || (*slot & ~(apr_uint64_t)3) != word)
+    return FALSE;
+  *kind = (svn_node_kind_t)(*slot & 3);
+  svn_fs_fs__kind_memo_hits++;
+  return TRUE;
+}
+
+/* A kind memo sized for the configured membuffer, in POOL. */
+static kind_memo_t *
+kind_memo_create(apr_pool_t *pool)
+{
+  kind_memo_t *memo = apr_pcalloc(pool, sizeof(*memo));
+  apr_uint64_t want = svn_cache_config_get()->cache_size / KIND_MEMO_SHARE;
+  apr_size_t slots = KIND_MEMO_MIN;
+
+  while (slots < KIND_MEMO_MAX && slots * 2 <= want)
+    slots *= 2;
+  memo->slots = apr_pcalloc(pool, slots * sizeof(*memo->slots));
+  memo->mask = slots - 1;
+  return memo;
+}
+
 svn_error_t *
 svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                        const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
@@ -230,14 +320,72 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
       SVN_ERR(svn_cache__get((void **)noderev, &found,
                              ffd->node_revision_cache, &key, result_pool));
       if (found)
-        return SVN_NO_ERROR;
+        {
+          kind_memo_note(fs, id, (*noderev)->kind);
+          return SVN_NO_ERROR;
+        }
     }
 
+  return svn_error_trace(svn_fs_fs__get_noderev_fresh(noderev, fs, id,
+                                                      result_pool,
+                                                      scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__get_noderev_fresh(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+                             const svn_fs_fs__id_t *id,
+                             apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__pair_cache_key_t key;
+
+  if (svn_fs_fs__id_is_txn(id))
+    return svn_error_trace(read_txn_noderev(noderev, fs, id, result_pool,
+                                            scratch_pool));
+  key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                  (apr_int64_t)id->rev_item.number);
   SVN_ERR(svn_fs_fs__ensure_revision_exists(key.revision, fs, scratch_pool));
   SVN_ERR(read_noderev(noderev, fs, id, result_pool, scratch_pool));
   if (ffd->node_revision_cache)
     SVN_ERR(svn_cache__set(ffd->node_revision_cache, &key, *noderev,
                            scratch_pool));
+  kind_memo_note(fs, id, (*noderev)->kind);
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__get_noderev_kind(svn_node_kind_t *kind, svn_fs_t *fs,
+                            const svn_fs_fs__id_t *id,
+                            apr_pool_t *scratch_pool)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->node_revision_cache;
+  svn_fs_fs__noderev_t *noderev;
+
+  if (svn_fs_fs__id_is_txn(id))
+    cache = NULL;
+  else if (kind_memo_get(kind, fs, id))
+    return SVN_NO_ERROR;
+  if (cache)
+    {
+      svn_fs_fs__pair_cache_key_t key;
+      svn_boolean_t found;
+      void *out;
+
+      key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                      (apr_int64_t)id->rev_item.number);
+      SVN_ERR(svn_cache__get_partial(&out, &found, cache, &key,
+                                     svn_fs_fs__noderev_get_kind, kind,
+                                     scratch_pool));
+      if (found)
+        {
+          kind_memo_note(fs, id, *kind);
+          return SVN_NO_ERROR;
+        }
+    }
+  SVN_ERR(svn_fs_fs__get_noderev(&noderev, fs, id, scratch_pool,
+                                 scratch_pool));
+  *kind = noderev->kind;
   return SVN_NO_ERROR;
 }
 
@@ -602,10 +750,198 @@ txn_dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
-svn_error_t *
-svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
-                       const svn_fs_fs__noderev_t *noderev,
-                       apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+/* The recent listing.  A walk over a directory's entries (svn_repos
+   verify asks the kind of each entry of each changed directory, right
+   after listing it) looks a name up in the same listing many times in a
+   row.  Each such lookup in the membuffer takes its lock, finds the
+   entry in its directory and binary-searches the stored listing: with a
+   large membuffer (-M 1024) mostly cache misses of the CPU.  The last
+   listing listed or asked for twice in a row is therefore kept here, in
+   its flat form (node_cache.h), and searched in place. */
+
+/* Listings larger than this share of the configured membuffer are not
+   copied: 64 kB with the default cache, 4 MB with -M 1024. */
+#define RECENT_DIR_SHARE 256
+
+typedef struct recent_dir_t
+{
+  apr_pool_t *parent;                 /* the svn_fs_t's */
+  apr_pool_t *pool;                   /* holds DATA; made on first copy */
+  char *data;                         /* the listing of KEY if LEN > 0 */
+  apr_size_t len, capacity, max;
+  svn_fs_fs__pair_cache_key_t key;
+  svn_fs_fs__pair_cache_key_t asked;  /* dir_entry's previous listing */
+  svn_boolean_t has_asked;
+} recent_dir_t;
+
+/* Counters for tests: listings copied into the recent listing and
+   lookups answered from it. */
+apr_uint64_t svn_fs_fs__recent_dir_copies = 0;
+apr_uint64_t svn_fs_fs__recent_dir_hits = 0;
+
+static svn_boolean_t
+key_eq(const svn_fs_fs__pair_cache_key_t *a,
+       const svn_fs_fs__pair_cache_key_t *b)
+{
+  return a->revision == b->revision && a->second == b->second;
+}
+
+/* FS's recent listing if it holds KEY's, else NULL. */
+static const recent_dir_t *
+recent_dir_get(svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key)
+{
+  const recent_dir_t *recent = SVN_FS_FS__DATA(fs)->recent_dir;
+
+  if (recent && recent->len && key_eq(&recent->key, key))
+    {
+      svn_fs_fs__recent_dir_hits++;
+      return recent;
+    }
+  return NULL;
+}
+
+/* Make the LEN bytes at DATA, the flat listing of KEY, RECENT's listing
+   unless they are too many. */
+static void
+recent_dir_keep(recent_dir_t *recent, const svn_fs_fs__pair_cache_key_t *key,
+                const void *data, apr_size_t len)
+{
+  if (len == 0 || len > recent->max)
+    return;
+  if (len > recent->capacity)
+    {
+      if (!recent->pool)
+        recent->pool = svn_pool_create(recent->parent);
+      else
+        svn_pool_clear(recent->pool);
+      recent->capacity = 2 * recent->capacity;
+      if (recent->capacity > recent->max)
+        recent->capacity = recent->max;
+      if (recent->capacity < len)
+        recent->capacity = len;
+      recent->data = apr_palloc(recent->pool, recent->capacity);
+    }
+  memcpy(recent->data, data, len);
+  recent->len = len;
+  recent->key = *key;
+  svn_fs_fs__recent_dir_copies++;
+}
+
+/* Baton of recent_dir_fill. */
+typedef struct recent_fill_t
+{
+  recent_dir_t *recent;
+  const svn_fs_fs__pair_cache_key_t *key;
+  const char *name;              /* NULL: hand out a copy of the value */
+  apr_size_t len;                /* out: the value's length */
+} recent_fill_t;
+
+/* svn_cache__partial_getter_func_t for the listing cache: keep the value
+   as the recent listing, and hand out its entry NAME, or without NAME a
+   copy of the whole value in RESULT_POOL: one membuffer lookup. */
+static svn_error_t *
+recent_dir_fill(void **out, const void *data, apr_size_t data_len,
+                void *baton, apr_pool_t *result_pool)
+{
+  recent_fill_t *b = baton;
+
+  recent_dir_keep(b->recent, b->key, data, data_len);
+  b->len = data_len;
+  if (b->name)
+    return svn_error_trace(svn_fs_fs__dirents_get_entry(
+                             out, data, data_len, (void *)b->name,
+                             result_pool));
+  *out = apr_pmemdup(result_pool, data, data_len);
+  return SVN_NO_ERROR;
+}
+
+/* The cached listing of KEY in *ENTRIES (in RESULT_POOL), *FOUND says
+   whether it was cached; it becomes FS's recent listing. */
+static svn_error_t *
+cached_dir_entries(apr_array_header_t **entries, svn_boolean_t *found,
+                   svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key,
+                   apr_pool_t *result_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  const recent_dir_t *recent = recent_dir_get(fs, key);
+  recent_fill_t b;
+  void *copy;
+
+  *found = FALSE;
+  if (!ffd->dir_cache)
+    return SVN_NO_ERROR;
+  if (!ffd->recent_dir)
+    return svn_error_trace(svn_cache__get((void **)entries, found,
+                                          ffd->dir_cache, key, result_pool));
+  if (recent)
+    {
+      *found = TRUE;
+      return svn_error_trace(svn_fs_fs__dirents_deserialize(
+                               (void **)entries,
+                               apr_pmemdup(result_pool, recent->data,
+                                           recent->len),
+                               recent->len, result_pool));
+    }
+  b.recent = ffd->recent_dir;
+  b.key = key;
+  b.name = NULL;
+  b.len = 0;
+  SVN_ERR(svn_cache__get_partial(&copy, found, ffd->dir_cache, key,
+                                 recent_dir_fill, &b, result_pool));
+  if (*found)
+    SVN_ERR(svn_fs_fs__dirents_deserialize((void **)entries, copy, b.len,
+                                           result_pool));
+  return SVN_NO_ERROR;
+}
+
+/* The entry NAME of the cached listing of KEY in *DIRENT (NULL if it has
+   none), *FOUND says whether the listing was cached.  A listing asked
+   for twice in a row becomes FS's recent listing. */
+static svn_error_t *
+cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
+                 svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key,
+                 const char *name, apr_pool_t *result_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  recent_dir_t *recent = ffd->recent_dir;
+  const recent_dir_t *held = recent_dir_get(fs, key);
+  recent_fill_t b;
+
+  if (held)
+    {
+      *found = TRUE;
+      return svn_error_trace(svn_fs_fs__dirents_get_entry(
+                               (void **)dirent, held->data, held->len,
+                               (void *)name, result_pool));
+    }
+  if (recent && recent->has_asked && key_eq(&recent->asked, key))
+    {
+      b.recent = recent;
+      b.key = key;
+      b.name = name;
+      b.len = 0;
+      return svn_error_trace(svn_cache__get_partial(
+                               (void **)dirent, found, ffd->dir_cache, key,
+                               recent_dir_fill, &b, result_pool));
+    }
+  if (recent)
+    {
+      recent->asked = *key;
+      recent->has_asked = TRUE;
+    }
+  return svn_error_trace(svn_cache__get_partial(
+                           (void **)dirent, found, ffd->dir_cache, key,
+                           svn_fs_fs__dirents_get_entry, (void *)name,
+                           result_pool));
+}
+
+/* svn_fs_fs__dir_entries and svn_fs_fs__dir_entries_fresh: with FRESH,
+   a committed listing is read from its representation without asking
+   the listing cache first. */
+static svn_error_t *
+dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
+            const svn_fs_fs__noderev_t *noderev, svn_boolean_t fresh,
+            apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const svn_fs_fs__rep_t *rep = noderev->data_rep;
@@ -626,10 +962,9 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   key = svn_fs_fs__pair_cache_key(rep->revision, (apr_int64_t)rep->item_index);
-  if (ffd->dir_cache)
+  if (!fresh)
     {
-      SVN_ERR(svn_cache__get((void **)entries, &found, ffd->dir_cache, &key,
-                             result_pool));
+      SVN_ERR(cached_dir_entries(entries, &found, fs, &key, result_pool));
       if (found)
         return SVN_NO_ERROR;
     }
@@ -643,6 +978,25 @@ svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
   if (ffd->dir_cache)
     SVN_ERR(svn_cache__set(ffd->dir_cache, &key, *entries, scratch_pool));
   return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
+                       const svn_fs_fs__noderev_t *noderev,
+                       apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(dir_entries(entries, fs, noderev, FALSE,
+                                     result_pool, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__dir_entries_fresh(apr_array_header_t **entries, svn_fs_t *fs,
+                             const svn_fs_fs__noderev_t *noderev,
+                             apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(dir_entries(entries, fs, noderev, TRUE,
+                                     result_pool, scratch_pool));
 }
 
 svn_error_t *
@@ -665,9 +1019,8 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
 
       key = svn_fs_fs__pair_cache_key(rep->revision,
                                       (apr_int64_t)rep->item_index);
-      SVN_ERR(svn_cache__get_partial((void **)dirent, &found, ffd->dir_cache,
-                                     &key, svn_fs_fs__dirents_get_entry,
-                                     (void *)name, result_pool));
+      SVN_ERR(cached_dir_entry(dirent, &found, fs, &key, name,
+                               result_pool));
       if (found)
         return SVN_NO_ERROR;
     }
@@ -1293,6 +1646,18 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                 pair, prefix, "nodes:dir",
                                 SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
                                 result_pool, scratch_pool));
+  ffd->kind_memo = ffd->node_revision_cache
+                 ? kind_memo_create(result_pool) : NULL;
+  ffd->recent_dir = NULL;
+  if (ffd->dir_cache)
+    {
+      recent_dir_t *recent = apr_pcalloc(result_pool, sizeof(*recent));
+
+      recent->max = (apr_size_t)(svn_cache_config_get()->cache_size
+                                 / RECENT_DIR_SHARE);
+      recent->parent = result_pool;
+      ffd->recent_dir = recent;
+    }
   SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, membuffer,
                                 svn_fs_fs__props_serialize,
                                 svn_fs_fs__props_deserialize,

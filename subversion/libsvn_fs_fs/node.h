@@ -18,6 +18,25 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                        const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
                        apr_pool_t *scratch_pool);
 
+/* Like svn_fs_fs__get_noderev, but a committed node-rev is read from its
+   revision (and then cached) without asking the cache first: for
+   node-revs that the caller knows were never read before (verify_root's
+   of the revision it checks), where asking the cache costs a miss, and
+   a miss in a large membuffer costs more than a hit. */
+svn_error_t *
+svn_fs_fs__get_noderev_fresh(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+                             const svn_fs_fs__id_t *id,
+                             apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool);
+
+/* The kind of the node-revision with ID, as svn_fs_fs__get_noderev
+   would read it (and with the same errors), without copying the cached
+   node-rev out of the cache when it is there. */
+svn_error_t *
+svn_fs_fs__get_noderev_kind(svn_node_kind_t *kind, svn_fs_t *fs,
+                            const svn_fs_fs__id_t *id,
+                            apr_pool_t *scratch_pool);
+
 /* ID of the root directory node-rev of REV. */
 svn_error_t *
 svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
@@ -31,6 +50,15 @@ svn_error_t *
 svn_fs_fs__dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
                        const svn_fs_fs__noderev_t *noderev,
                        apr_pool_t *result_pool, apr_pool_t *scratch_pool);
+
+/* Like svn_fs_fs__dir_entries, but a committed listing is read from its
+   representation (and then cached) without asking the listing cache
+   first; see svn_fs_fs__get_noderev_fresh. */
+svn_error_t *
+svn_fs_fs__dir_entries_fresh(apr_array_header_t **entries, svn_fs_t *fs,
+                             const svn_fs_fs__noderev_t *noderev,
+                             apr_pool_t *result_pool,
+                             apr_pool_t *scratch_pool);
 
 /* This process has just appended to the ".children" file of transaction
    directory DIR_ID one change of APPENDED bytes: NAME set to KIND / ID, or

@@ -176,6 +176,18 @@ svn_fs_fs__noderev_deserialize(void **out, void *data, apr_size_t data_len,
   return SVN_NO_ERROR;
 }
 
+svn_error_t *
+svn_fs_fs__noderev_get_kind(void **out, const void *data,
+                            apr_size_t data_len, void *baton,
+                            apr_pool_t *pool)
+{
+  /* The node-rev struct starts the value (noderev_blob_t). */
+  memcpy(baton, (const char *)data + offsetof(svn_fs_fs__noderev_t, kind),
+         sizeof(svn_node_kind_t));
+  *out = baton;
+  return SVN_NO_ERROR;
+}
+
 /* ------------------------------------------------------------------ */
 /* Directory listings                                                   */
 

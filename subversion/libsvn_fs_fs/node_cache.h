@@ -23,6 +23,14 @@ svn_error_t *
 svn_fs_fs__noderev_deserialize(void **out, void *data, apr_size_t data_len,
                                apr_pool_t *pool);
 
+/* Partial getter for a serialised node-rev: BATON points to a
+   svn_node_kind_t that gets the node's kind; *OUT is BATON.  Reads one
+   field: no copy, no allocation. */
+svn_error_t *
+svn_fs_fs__noderev_get_kind(void **out, const void *data,
+                            apr_size_t data_len, void *baton,
+                            apr_pool_t *pool);
+
 /* const svn_fs_fs__id_t * */
 svn_error_t *
 svn_fs_fs__id_serialize(void **data, apr_size_t *data_len, void *in,

@@ -45,11 +45,7 @@ static svn_error_t *
 root_check_path(svn_node_kind_t *kind_p, svn_fs_root_t *root,
                 const char *path, apr_pool_t *pool)
 {
-  const svn_fs_fs__noderev_t *noderev;
-
-  SVN_ERR(svn_fs_fs__root_lookup_maybe(&noderev, root, path, pool));
-  *kind_p = noderev ? noderev->kind : svn_node_none;
-  return SVN_NO_ERROR;
+  return svn_error_trace(svn_fs_fs__root_kind(kind_p, root, path, pool));
 }
 
 static svn_error_t *
@@ -917,10 +913,6 @@ root_alloc(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
 
   rd->fs = fs;
   rd->rev = rev;
-  rd->nodes_pool[0] = svn_pool_create(root_pool);
-  rd->nodes_pool[1] = svn_pool_create(root_pool);
-  rd->nodes[0] = svn_fs_fs__path_hash_make(rd->nodes_pool[0]);
-  rd->nodes[1] = svn_fs_fs__path_hash_make(rd->nodes_pool[1]);
   root->pool = root_pool;
   root->fs = fs;
   root->rev = rev;

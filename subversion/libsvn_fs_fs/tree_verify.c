@@ -21,10 +21,13 @@
 
 /* TREE-3: a node-rev's predecessor count is its predecessor's plus one
    (zero without predecessor).  *PRED gets the predecessor (NULL: none),
-   in POOL, for the directory check that follows. */
+   in POOL, for the directory check that follows.  KNOWN (may be NULL) is
+   a node-rev read already, used instead of reading the predecessor again
+   when it is the one. */
 static svn_error_t *
 verify_predecessor(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
-                   const svn_fs_fs__noderev_t *noderev, const char *path,
+                   const svn_fs_fs__noderev_t *noderev,
+                   const svn_fs_fs__noderev_t *known, const char *path,
                    apr_pool_t *pool)
 {
   svn_fs_fs__noderev_t *pred;
@@ -38,8 +41,11 @@ verify_predecessor(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
                                   noderev->predecessor_count);
       return SVN_NO_ERROR;
     }
-  SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, noderev->predecessor_id,
-                                 pool, pool));
+  if (known && svn_fs_fs__id_eq(known->id, noderev->predecessor_id))
+    pred = (svn_fs_fs__noderev_t *)known;
+  else
+    SVN_ERR(svn_fs_fs__get_noderev(&pred, fs, noderev->predecessor_id,
+                                   pool, pool));
   if (pred->predecessor_count + 1 != noderev->predecessor_count)
     return svn_fs_fs__corrupt("TREE-3", path,
                               "Predecessor count %d, but the predecessor's "
@@ -53,27 +59,46 @@ verify_predecessor(const svn_fs_fs__noderev_t **pred_p, svn_fs_t *fs,
 }
 
 static svn_error_t *
-verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
+verify_dir(svn_fs_root_t *root, const svn_fs_fs__noderev_t *dir,
            const svn_fs_fs__noderev_t *pred, const char *path, int depth,
            apr_pool_t *scratch_pool);
 
-/* Check the entry DIRENT of a directory at PATH of REV and add its
+/* Check the entry DIRENT of a directory at PATH of ROOT's revision REV
+   and add its
    node-rev's mergeinfo count to *COUNT: entry kind (TREE-7), a count that
    is not negative (TREE-6) and, for a node-rev created in REV, a file's
    count, the predecessor (TREE-3) and, recursively, a directory's
-   entries. */
+   entries.  WAS (may be NULL) is the node-rev the predecessor's listing
+   had under the same name, usually the predecessor itself. */
 static svn_error_t *
-verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
-             const svn_fs_dirent_t *dirent, const char *path, int depth,
-             apr_pool_t *scratch_pool)
+verify_entry(apr_int64_t *count, svn_fs_root_t *root,
+             const svn_fs_dirent_t *dirent, const svn_fs_fs__noderev_t *was,
+             const char *path, int depth, apr_pool_t *scratch_pool)
 {
+  svn_fs_t *fs = SVN_FS_FS__ROOT_DATA(root)->fs;
+  svn_revnum_t rev = SVN_FS_FS__ROOT_DATA(root)->rev;
   const svn_fs_fs__id_t *kid_id = SVN_FS_FS__ID(dirent->id);
   const char *kid_path = svn_fspath__join(path, dirent->name, scratch_pool);
   svn_fs_fs__noderev_t *kid;
   const svn_fs_fs__noderev_t *pred;
+  apr_pool_t *cache_pool = NULL;
 
-  SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, kid_id, scratch_pool,
-                                 scratch_pool));
+  /* A node-rev of REV is normally read here for the first time
+     (svn_repos verify checks the root before replaying the revision):
+     straight from the revision, no cache lookup that would miss, and
+     into the root's path cache if it has room: replay looks every
+     changed path up next. */
+  if (svn_fs_fs__id_rev(kid_id) == rev)
+    {
+      cache_pool = svn_fs_fs__root_cache_room(root);
+      SVN_ERR(svn_fs_fs__get_noderev_fresh(&kid, fs, kid_id,
+                                           cache_pool ? cache_pool
+                                                      : scratch_pool,
+                                           scratch_pool));
+    }
+  else
+    SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, kid_id, scratch_pool,
+                                   scratch_pool));
   if (kid->kind != dirent->kind)
     return svn_fs_fs__corrupt("TREE-7", kid_path,
                               "Directory entry kind %d but node kind %d",
@@ -89,23 +114,25 @@ verify_entry(apr_int64_t *count, svn_fs_t *fs, svn_revnum_t rev,
     return svn_fs_fs__corrupt("TREE-6", kid_path,
                               "File has mergeinfo count %" APR_INT64_T_FMT,
                               kid->mergeinfo_count);
-  SVN_ERR(verify_predecessor(&pred, fs, kid, kid_path, scratch_pool));
+  SVN_ERR(verify_predecessor(&pred, fs, kid, was, kid_path, scratch_pool));
+  if (cache_pool)
+    svn_fs_fs__root_cache_offer(root, kid_path, kid, cache_pool);
   if (kid->kind == svn_node_dir)
-    SVN_ERR(verify_dir(fs, rev, kid, pred, kid_path, depth + 1,
+    SVN_ERR(verify_dir(root, kid, pred, kid_path, depth + 1,
                        scratch_pool));
   return SVN_NO_ERROR;
 }
 
-/* The mergeinfo count of the node-rev DIRENT names. */
+/* The node-rev DIRENT names, in POOL (for its mergeinfo count). */
 static svn_error_t *
-entry_count(apr_int64_t *count, svn_fs_t *fs, const svn_fs_dirent_t *dirent,
-            apr_pool_t *scratch_pool)
+entry_noderev(const svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+              const svn_fs_dirent_t *dirent, apr_pool_t *pool)
 {
   svn_fs_fs__noderev_t *kid;
 
   SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, SVN_FS_FS__ID(dirent->id),
-                                 scratch_pool, scratch_pool));
-  *count = kid->mergeinfo_count;
+                                 pool, pool));
+  *noderev = kid;
   return SVN_NO_ERROR;
 }
 
@@ -129,9 +156,10 @@ predecessor_listing(apr_array_header_t **old, apr_int64_t *old_sum,
                                                 scratch_pool));
 }
 
-/* Check directory DIR at PATH (created in REV) and, recursively, its
-   entries created in REV: entry kinds (TREE-7), predecessor counts
-   (TREE-3) and DIR's mergeinfo count against its entries' (TREE-6).
+/* Check directory DIR at PATH (created in ROOT's revision REV) and,
+   recursively, its entries created in REV: entry kinds (TREE-7),
+   predecessor counts (TREE-3) and DIR's mergeinfo count against its
+   entries' (TREE-6).
 
    Entries that DIR's predecessor lists with the same node-rev and kind
    are not read again: their kinds and counts were checked when the
@@ -141,10 +169,12 @@ predecessor_listing(apr_array_header_t **old, apr_int64_t *old_sum,
    per entry (verifying full maven read every entry of every changed
    directory: 14 % of the time). */
 static svn_error_t *
-verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
+verify_dir(svn_fs_root_t *root, const svn_fs_fs__noderev_t *dir,
            const svn_fs_fs__noderev_t *pred, const char *path, int depth,
            apr_pool_t *scratch_pool)
 {
+  svn_fs_t *fs = SVN_FS_FS__ROOT_DATA(root)->fs;
+  svn_revnum_t rev = SVN_FS_FS__ROOT_DATA(root)->rev;
   apr_array_header_t *entries, *old;
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   apr_int64_t count = 0;
@@ -155,8 +185,12 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
   if (depth > SVN_FS_FS__MAX_TREE_DEPTH)
     return svn_fs_fs__corrupt("TREE-2", path, "Directory nesting deeper "
                               "than %d (cycle?)", SVN_FS_FS__MAX_TREE_DEPTH);
-  SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
-                                 scratch_pool));
+  if (dir->data_rep && dir->data_rep->revision == rev)
+    SVN_ERR(svn_fs_fs__dir_entries_fresh(&entries, fs, dir, scratch_pool,
+                                         scratch_pool));
+  else
+    SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, dir, scratch_pool,
+                                   scratch_pool));
   SVN_ERR(predecessor_listing(&old, &count, fs, pred, scratch_pool,
                               iterpool));
   while (i < entries->nelts || j < old->nelts)
@@ -166,6 +200,7 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
       const svn_fs_dirent_t *was = j < old->nelts
         ? APR_ARRAY_IDX(old, j, svn_fs_dirent_t *) : NULL;
       int cmp = !was ? -1 : !now ? 1 : strcmp(now->name, was->name);
+      const svn_fs_fs__noderev_t *gone = NULL;
 
       svn_pool_clear(iterpool);
       if (cmp == 0 && now->kind == was->kind
@@ -177,15 +212,15 @@ verify_dir(svn_fs_t *fs, svn_revnum_t rev, const svn_fs_fs__noderev_t *dir,
         }
       if (cmp >= 0)
         {
-          apr_int64_t gone;
-
-          SVN_ERR(entry_count(&gone, fs, was, iterpool));
-          count -= gone;
+          SVN_ERR(entry_noderev(&gone, fs, was, iterpool));
+          count -= gone->mergeinfo_count;
           j++;
         }
       if (cmp <= 0)
         {
-          SVN_ERR(verify_entry(&count, fs, rev, now, path, depth,
+          /* A changed entry's predecessor is nearly always the node-rev
+             it replaces, just read: not read again. */
+          SVN_ERR(verify_entry(&count, root, now, gone, path, depth,
                                iterpool));
           i++;
         }
@@ -252,8 +287,7 @@ svn_fs_fs__verify_root(svn_fs_root_t *root, apr_pool_t *pool)
   scratch_pool = svn_pool_create(pool);
   SVN_ERR(verify_root_chain(&pred, rd->fs, rd->rev, root_noderev,
                             scratch_pool));
-  SVN_ERR(verify_dir(rd->fs, rd->rev, root_noderev, pred, "/", 0,
-                     scratch_pool));
+  SVN_ERR(verify_dir(root, root_noderev, pred, "/", 0, scratch_pool));
   svn_pool_destroy(scratch_pool);
   return SVN_NO_ERROR;
 }

@@ -31,7 +31,14 @@
 
 #include "repo.h"
 #include "tree.h"
+#include "id.h"
 #include "lookup.h"
+#include "node.h"
+
+/* node.c's counters of lookups answered from the recent listing and of
+   kinds answered from the kind memo. */
+extern apr_uint64_t svn_fs_fs__recent_dir_hits;
+extern apr_uint64_t svn_fs_fs__kind_memo_hits;
 
 typedef struct fixture_t
 {
@@ -135,18 +142,19 @@ have_svnadmin(void)
 }
 
 /* The repository in directory NAME of F's scratch directory, opened
-   through our internals; NULL (the error printed) if it does not open. */
+   through our internals with everything in POOL; NULL (the error
+   printed) if it does not open. */
 static svn_fs_t *
-open_fixture_repo(fixture_t *f, const char *name)
+open_repo_in(fixture_t *f, const char *name, apr_pool_t *pool)
 {
-  svn_fs_t *fs = apr_pcalloc(f->pool, sizeof(*fs));
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
   svn_error_t *err;
 
-  fs->pool = f->pool;
-  fs->config = apr_hash_make(f->pool);
-  fs->path = (char *)svn_dirent_join_many(f->pool, f->dir, name, "db",
+  fs->pool = pool;
+  fs->config = apr_hash_make(pool);
+  fs->path = (char *)svn_dirent_join_many(pool, f->dir, name, "db",
                                           SVN_VA_NULL);
-  err = svn_fs_fs__open_repo(fs, fs->path, f->pool);
+  err = svn_fs_fs__open_repo(fs, fs->path, pool);
   if (err)
     {
       svn_handle_error2(err, stderr, FALSE, "test_tree: ");
@@ -154,6 +162,13 @@ open_fixture_repo(fixture_t *f, const char *name)
       return NULL;
     }
   return fs;
+}
+
+/* The repository NAME, opened in F's pool. */
+static svn_fs_t *
+open_fixture_repo(fixture_t *f, const char *name)
+{
+  return open_repo_in(f, name, f->pool);
 }
 
 /* Create the repository with the stock module (no LD_LIBRARY_PATH) and
@@ -243,6 +258,9 @@ test_check_path(void **state)
     { "/trunk/a.txt", svn_node_file }, { "trunk//d/", svn_node_dir },
     { "/nope", svn_node_none }, { "/trunk/a.txt/x", svn_node_none },
     { "/trunk/nope/x", svn_node_none }, { "/branches/b/d/f", svn_node_file },
+    { "trunk/d/f", svn_node_file }, { "branches/b/", svn_node_dir },
+    { "//trunk/a.txt", svn_node_file }, { "trunk/a.txt/", svn_node_file },
+    { "trunk/./d", svn_node_none },
   };
   svn_fs_root_t *root = root_at(4);
   size_t i;
@@ -264,6 +282,18 @@ test_errors(void **state)
 
   FAILS_WITH(SVN_ERR_FS_NOT_FOUND,
              root->vtable->node_id(&id, root, "/nope", fixture.pool));
+  /* The canonical path in the message, however the path was given. */
+  {
+    svn_error_t *err = root->vtable->node_id(&id, root, "trunk//nope/",
+                                             fixture.pool);
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "'/trunk/nope'"));
+    svn_error_clear(err);
+    err = root->vtable->node_id(&id, root, "trunk/nope", fixture.pool);
+    assert_non_null(err);
+    assert_non_null(strstr(err->message, "'/trunk/nope'"));
+    svn_error_clear(err);
+  }
   FAILS_WITH(SVN_ERR_FS_NOT_DIRECTORY,
              root->vtable->node_id(&id, root, "/trunk/a.txt/x",
                                    fixture.pool));
@@ -560,6 +590,191 @@ test_path_hash(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Revision roots of one revision share their path cache (a node-rev
+   looked up through one is the very one another hands out), roots of
+   more revisions than are shared at once still find the right nodes,
+   and roots may go in any order, even after their svn_fs_t. */
+static void
+test_shared_path_cache(void **state)
+{
+  static const svn_revnum_t created[] = { 0, 1, 2, 2, 2, 5 };
+  apr_pool_t *pool = svn_pool_create(fixture.pool);
+  apr_pool_t *fs_pool = svn_pool_create(NULL);
+  apr_pool_t *root_pool = svn_pool_create(NULL);
+  svn_fs_root_t *roots[6], *again, *orphan;
+  const svn_fs_fs__noderev_t *a, *b;
+  svn_fs_t *fs;
+  svn_revnum_t rev;
+  int i;
+
+  for (rev = 1; rev <= 5; rev++)
+    OK(svn_fs_fs__revision_root(&roots[rev], fixture.fs, rev, pool));
+  for (i = 0; i < 2; i++)
+    for (rev = 1; rev <= 5; rev++)
+      {
+        svn_revnum_t got;
+
+        OK(roots[rev]->vtable->node_created_rev(&got, roots[rev],
+                                                "/trunk/a.txt", pool));
+        assert_int_equal(got, created[rev]);
+      }
+  OK(svn_fs_fs__revision_root(&again, fixture.fs, 4, pool));
+  OK(svn_fs_fs__root_lookup(&a, roots[4], "/trunk/d/f", pool));
+  OK(svn_fs_fs__root_lookup(&b, again, "/trunk/d/f", pool));
+  assert_ptr_equal(a, b);
+  svn_pool_destroy(roots[4]->pool);
+  OK(svn_fs_fs__root_lookup(&b, again, "/trunk/d/f", pool));
+  assert_ptr_equal(a, b);
+  svn_pool_destroy(again->pool);
+  /* No root of r4 is left: its cache stays for the next one. */
+  OK(svn_fs_fs__revision_root(&again, fixture.fs, 4, pool));
+  OK(svn_fs_fs__root_lookup(&b, again, "/trunk/d/f", pool));
+  assert_ptr_equal(a, b);
+  svn_pool_destroy(pool);
+
+  /* A root that outlives its svn_fs_t: destroying it must not touch the
+     svn_fs_t's caches. */
+  fs = open_repo_in(&fixture, "repo", fs_pool);
+  assert_non_null(fs);
+  OK(svn_fs_fs__revision_root(&orphan, fs, 2, root_pool));
+  OK(svn_fs_fs__root_lookup(&a, orphan, "/trunk/a.txt", root_pool));
+  assert_int_equal(a->kind, svn_node_file);
+  svn_pool_destroy(fs_pool);
+  svn_pool_destroy(root_pool);
+}
+
+/* check_path answers as a lookup would, for every path of every
+   revision, whether its parent is cached or not, and kinds of node-revs
+   read before come from the kind memo; entries of the directory asked
+   about last are found from it, and only they; a file in the middle of
+   a path is reported with its own path, cached or not. */
+static void
+test_check_path_kinds(void **state)
+{
+  static const char *paths[] = {
+    "/", "/trunk", "/trunk/a.txt", "/trunk/d", "/trunk/d/f", "/branches",
+    "/branches/b", "/branches/b/a.txt", "/branches/b/d/f", "/nest/d2/f",
+    "/nope", "/trunk/nope", "/trunk/a.txt/x", "/trunk/d/f/x/y",
+  };
+  apr_pool_t *pool = svn_pool_create(fixture.pool);
+  apr_uint64_t kind_hits = svn_fs_fs__kind_memo_hits;
+  svn_revnum_t rev;
+  size_t i;
+  int pass;
+
+  for (pass = 0; pass < 2; pass++)
+    for (rev = 0; rev <= 5; rev++)
+      for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+        {
+          svn_fs_root_t *fresh, *root;
+          const svn_fs_fs__noderev_t *noderev;
+          svn_node_kind_t kind;
+
+          /* Pass 0 asks fresh roots (nothing cached: r0-r5 take turns
+             in the shared caches), pass 1 roots whose parents are. */
+          OK(svn_fs_fs__revision_root(&fresh, fixture.fs, rev, pool));
+          OK(fresh->vtable->check_path(&kind, fresh, paths[i], pool));
+          OK(svn_fs_fs__revision_root(&root, fixture.fs, rev, pool));
+          OK(svn_fs_fs__root_lookup_maybe(&noderev, root, paths[i], pool));
+          assert_int_equal(kind, noderev ? noderev->kind : svn_node_none);
+          if (pass == 1)
+            {
+              OK(root->vtable->check_path(&kind, root, paths[i], pool));
+              assert_int_equal(kind, noderev ? noderev->kind
+                                             : svn_node_none);
+            }
+        }
+  /* Pass 1 asked the kinds of node-revs read before: from the memo. */
+  assert_true(svn_fs_fs__kind_memo_hits > kind_hits);
+  /* Entries of one directory in turn (resolved from the directory asked
+     about last), then paths that only look like its entries. */
+  {
+    static const struct { const char *path; svn_node_kind_t kind; } seq[] = {
+      { "/nest/d2/f", svn_node_file }, { "/trunk/a.txt", svn_node_file },
+      { "/trunk/d", svn_node_dir }, { "/trunk/nope", svn_node_none },
+      { "/trunkXa.txt", svn_node_none }, { "/trunk/d/f", svn_node_file }, { "/trunk/a.txt/x", svn_node_none },
+      { "/trunkx", svn_node_none }, { "/trunk", svn_node_dir },
+      { "/trunk/d/f/", svn_node_file }, { "/trunk/d/nope", svn_node_none },
+      { "/trunk/d", svn_node_dir }, { "/nest/d2", svn_node_dir },
+      { "/nest/d2/f", svn_node_file }, { "/nest/d", svn_node_dir },
+    };
+    svn_fs_root_t *root;
+
+    OK(svn_fs_fs__revision_root(&root, fixture.fs, 5, pool));
+    for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+      {
+        svn_node_kind_t kind;
+
+        OK(root->vtable->check_path(&kind, root, seq[i].path, pool));
+        assert_int_equal(kind, seq[i].kind);
+      }
+  }
+  for (pass = 0; pass < 2; pass++)
+    {
+      svn_fs_root_t *root;
+      const svn_fs_id_t *id;
+      svn_error_t *err;
+
+      OK(svn_fs_fs__revision_root(&root, fixture.fs, 4, pool));
+      if (pass == 1)
+        OK(root->vtable->node_id(&id, root, "/trunk/a.txt", pool));
+      err = root->vtable->node_id(&id, root, "/trunk/a.txt/x/y", pool);
+      assert_non_null(err);
+      assert_int_equal(err->apr_err, SVN_ERR_FS_NOT_DIRECTORY);
+      assert_string_equal(err->message,
+                          "Failure opening '/trunk/a.txt' in revision 4");
+      svn_error_clear(err);
+    }
+  svn_pool_destroy(pool);
+}
+
+/* Entries of a listing asked for one after another come from the copy of
+   the recent listing, and they are those of the listing itself,
+   missing names included. */
+static void
+test_recent_listing(void **state)
+{
+  static const char *names[] = { "a.txt", "d", "nope", "a.txt", "" };
+  apr_pool_t *pool = svn_pool_create(fixture.pool);
+  svn_fs_root_t *root = root_at(4);
+  const svn_fs_fs__noderev_t *trunk;
+  apr_array_header_t *entries;
+  apr_uint64_t hits = svn_fs_fs__recent_dir_hits;
+  size_t i;
+
+  OK(svn_fs_fs__root_lookup(&trunk, root, "/trunk", pool));
+  OK(svn_fs_fs__dir_entries(&entries, fixture.fs, trunk, pool, pool));
+  assert_int_equal(entries->nelts, 2);
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    {
+      svn_fs_dirent_t *dirent;
+      int j, found = -1;
+
+      OK(svn_fs_fs__dir_entry(&dirent, fixture.fs, trunk, names[i], pool,
+                              pool));
+      for (j = 0; j < entries->nelts; j++)
+        if (!strcmp(APR_ARRAY_IDX(entries, j, svn_fs_dirent_t *)->name,
+                    names[i]))
+          found = j;
+      if (found < 0)
+        assert_null(dirent);
+      else
+        {
+          const svn_fs_dirent_t *want = APR_ARRAY_IDX(entries, found,
+                                                      svn_fs_dirent_t *);
+          assert_non_null(dirent);
+          assert_string_equal(dirent->name, want->name);
+          assert_int_equal(dirent->kind, want->kind);
+          assert_true(svn_fs_fs__id_eq(SVN_FS_FS__ID(dirent->id),
+                                       SVN_FS_FS__ID(want->id)));
+        }
+    }
+  /* The listing itself (just cached) and every entry after it. */
+  assert_true(svn_fs_fs__recent_dir_hits - hits
+              >= sizeof(names) / sizeof(names[0]));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -574,6 +789,9 @@ main(void)
     cmocka_unit_test(test_verify_damage),
     cmocka_unit_test(test_verify_mergeinfo_damage),
     cmocka_unit_test(test_path_hash),
+    cmocka_unit_test(test_shared_path_cache),
+    cmocka_unit_test(test_check_path_kinds),
+    cmocka_unit_test(test_recent_listing),
   };
   int failures;
 
