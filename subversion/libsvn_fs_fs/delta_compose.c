@@ -351,10 +351,9 @@ svn_fs_fs__dwin_compose(svn_fs_fs__dwin_t *result,
   return TRUE;
 }
 
-/* Copy LEN bytes from TBUF + FROM to TBUF + TO (FROM < TO) byte by byte
-   as svndiff defines it: an overlapping copy repeats the pattern. */
-static void
-copy_forward(char *tbuf, apr_size_t from, apr_size_t to, apr_size_t len)
+void
+svn_fs_fs__copy_within_target(char *tbuf, apr_size_t from, apr_size_t to,
+                              apr_size_t len)
 {
   apr_size_t distance = to - from, done = 0;
 
@@ -401,7 +400,7 @@ svn_fs_fs__dwin_apply(char *target, const svn_fs_fs__dwin_t *w,
         {
           if (op->offset >= tpos)
             return FALSE;
-          copy_forward(target, op->offset, tpos, op->length);
+          svn_fs_fs__copy_within_target(target, op->offset, tpos, op->length);
         }
       tpos += op->length;
     }

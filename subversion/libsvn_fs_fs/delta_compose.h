@@ -113,6 +113,13 @@ svn_boolean_t
 svn_fs_fs__dwin_apply(char *target, const svn_fs_fs__dwin_t *w,
                       const char *source);
 
+/* Copy LEN bytes from TBUF + FROM to TBUF + TO (FROM < TO) with svndiff's
+   byte-by-byte semantics: a copy whose source overlaps its destination
+   repeats the pattern (SVNDIFF-11).  Shared with svndiff.c's applier. */
+void
+svn_fs_fs__copy_within_target(char *tbuf, apr_size_t from, apr_size_t to,
+                              apr_size_t len);
+
 /* Bytes of heap memory W holds (for measurements). */
 apr_size_t
 svn_fs_fs__dwin_memory(const svn_fs_fs__dwin_t *w);

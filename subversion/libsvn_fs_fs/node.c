@@ -310,13 +310,11 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
   svn_fs_fs__pair_cache_key_t key;
   svn_boolean_t found;
 
-  if (svn_fs_fs__id_is_txn(id))
-    return svn_error_trace(read_txn_noderev(noderev, fs, id, result_pool,
-                                            scratch_pool));
-  key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
-                                  (apr_int64_t)id->rev_item.number);
-  if (ffd->node_revision_cache)
+  /* Transaction node-revs are never cached: the fresh read handles them. */
+  if (!svn_fs_fs__id_is_txn(id) && ffd->node_revision_cache)
     {
+      key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                      (apr_int64_t)id->rev_item.number);
       SVN_ERR(svn_cache__get((void **)noderev, &found,
                              ffd->node_revision_cache, &key, result_pool));
       if (found)

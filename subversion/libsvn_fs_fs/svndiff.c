@@ -219,27 +219,6 @@ bad_op(const char *rule, const char *what)
                                  "Invalid delta instruction: %s", what);
 }
 
-/* Copy LEN bytes from TBUF + FROM to TBUF + TO (FROM < TO) with svndiff's
-   byte-by-byte semantics: an overlapping copy repeats the pattern. */
-static void
-copy_within_target(char *tbuf, apr_size_t from, apr_size_t to,
-                   apr_size_t len)
-{
-  apr_size_t distance = to - from, done = 0;
-
-  if (distance == 1)
-    {
-      memset(tbuf + to, tbuf[from], len);
-      return;
-    }
-  while (done < len)
-    {
-      apr_size_t chunk = len - done < distance ? len - done : distance;
-      memcpy(tbuf + to + done, tbuf + from + done, chunk);
-      done += chunk;
-    }
-}
-
 /* Walk the instructions of SECTIONS for WINDOW, checking SVNDIFF-9 ..
    SVNDIFF-12.  If TBUF is set, also execute them (source copies from
    SBUF); if OPS is set, append an svn_txdelta_op_t per instruction and
@@ -283,8 +262,8 @@ walk_ops(const svn_fs_fs__svndiff_window_t *window,
           if (offset >= tpos)
             return bad_op("SVNDIFF-11", "target copy from unwritten data");
           if (tbuf)
-            copy_within_target(tbuf, (apr_size_t)offset, tpos,
-                               (apr_size_t)len);
+            svn_fs_fs__copy_within_target(tbuf, (apr_size_t)offset, tpos,
+                                          (apr_size_t)len);
         }
       else
         {
