@@ -42,6 +42,7 @@
  * "Block-read").  This file knows nothing of what the bytes mean.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 #include <apr_strings.h>
@@ -200,9 +201,8 @@ struct file_set_t
   int blocks_made;
 
   /* Blocks recently pushed out, as ghost_key() fingerprints in a
-     direct-mapped table of GHOST_COUNT entries (0: empty). */
+     direct-mapped table of BLOCK_LIMIT entries (0: empty). */
   apr_uint64_t *ghosts;
-  int ghost_count;
   int window_misses, window_hits; /* of the current GHOST_WINDOW       */
   int spare_count;
   unsigned char **spare;
@@ -290,6 +290,15 @@ file_set_cleanup(void *baton)
 static apr_size_t
 block_size_of(svn_fs_t *fs);
 
+/* BYTES of blocks of BLOCK_SIZE, as a block count within [LO, HI]. */
+static int
+budget_blocks(apr_size_t bytes, apr_size_t block_size, int lo, int hi)
+{
+  apr_size_t n = bytes / block_size;
+
+  return n < (apr_size_t)lo ? lo : n > (apr_size_t)hi ? hi : (int)n;
+}
+
 static file_set_t *
 get_file_set(svn_fs_t *fs)
 {
@@ -299,23 +308,18 @@ get_file_set(svn_fs_t *fs)
     {
       apr_pool_t *pool = svn_pool_create(fs->pool);
       file_set_t *set = apr_pcalloc(pool, sizeof(*set));
+      apr_size_t block_size = block_size_of(fs);
 
       set->pool = pool;
-      set->block_limit = (int)(SET_BLOCK_BYTES / block_size_of(fs));
-      if (set->block_limit < SET_MIN_BLOCKS)
-        set->block_limit = SET_MIN_BLOCKS;
-      set->rev_block_limit = (int)(SET_REV_BLOCK_BYTES / block_size_of(fs));
-      if (set->rev_block_limit < REV_MIN_BLOCKS)
-        set->rev_block_limit = REV_MIN_BLOCKS;
-      if (set->rev_block_limit > set->block_limit)
-        set->rev_block_limit = set->block_limit;
-      set->grown_limit = (int)(SET_START_BYTES / block_size_of(fs));
-      if (set->grown_limit < set->rev_block_limit)
-        set->grown_limit = set->rev_block_limit;
-      if (set->grown_limit > set->block_limit)
-        set->grown_limit = set->block_limit;
-      set->ghost_count = set->block_limit;
-      set->ghosts = apr_pcalloc(pool, set->ghost_count
+      set->block_limit = budget_blocks(SET_BLOCK_BYTES, block_size,
+                                       SET_MIN_BLOCKS, INT_MAX);
+      set->rev_block_limit = budget_blocks(SET_REV_BLOCK_BYTES, block_size,
+                                           REV_MIN_BLOCKS,
+                                           set->block_limit);
+      set->grown_limit = budget_blocks(SET_START_BYTES, block_size,
+                                       set->rev_block_limit,
+                                       set->block_limit);
+      set->ghosts = apr_pcalloc(pool, set->block_limit
                                       * sizeof(*set->ghosts));
       set->spare = apr_palloc(pool, set->block_limit * sizeof(*set->spare));
       apr_pool_cleanup_register(pool, set, file_set_cleanup,
@@ -339,9 +343,8 @@ block_size_of(svn_fs_t *fs)
 static int
 blocks_per_file(apr_size_t block_size)
 {
-  apr_size_t n = BLOCK_CACHE_BYTES / block_size;
-
-  return n < MIN_BLOCKS ? MIN_BLOCKS : n > MAX_BLOCKS ? MAX_BLOCKS : (int)n;
+  return budget_blocks(BLOCK_CACHE_BYTES, block_size, MIN_BLOCKS,
+                       MAX_BLOCKS);
 }
 
 /* pread up to LEN bytes at OFFSET of FD into BUF; *GOT receives the
@@ -514,7 +517,7 @@ ghost_add(slot_file_t *shared, apr_off_t start)
   if (start < 0 || !shared->in_set)
     return;
   key = ghost_key(shared, start);
-  set->ghosts[key % (apr_uint64_t)set->ghost_count] = key;
+  set->ghosts[key % (apr_uint64_t)set->block_limit] = key;
 }
 
 /* The block at START of SHARED is about to be read from disk: count the
@@ -530,7 +533,7 @@ ghost_check(slot_file_t *shared, apr_off_t start)
       || set->grown_limit >= set->block_limit)
     return;
   key = ghost_key(shared, start);
-  entry = &set->ghosts[key % (apr_uint64_t)set->ghost_count];
+  entry = &set->ghosts[key % (apr_uint64_t)set->block_limit];
   if (*entry == key)
     {
       *entry = 0;
