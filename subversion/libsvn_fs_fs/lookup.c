@@ -90,19 +90,17 @@ struct svn_fs_fs__path_cache_t
   struct cache_user_t *users;    /* roots attached (shared caches only) */
   apr_uint64_t last_use;         /* when the last user let go */
   struct cache_set_t *set;       /* NULL: the cache of one root */
-  apr_uint64_t rotations;        /* generations started so far */
 
   /* The directory (not the root) whose entry a kind-only lookup last
      resolved: its canonical path in PARENT_BUF (PARENT_LEN bytes, a
      buffer of PARENT_CAP in POOL) and its node-rev, which is one of this
-     cache's and valid while ROTATIONS is still PARENT_ROTATION.  The
+     cache's; NULL again when a new generation starts.  The
      next kind-only lookup of an entry of the same directory (svn_repos
      verify asks about each entry of a directory in turn) starts there:
      no path hashing at all. */
   char *parent_buf;
   apr_size_t parent_len, parent_cap;
   const svn_fs_fs__noderev_t *parent_node;
-  apr_uint64_t parent_rotation;
 };
 
 /* One root attached to a shared cache; lives in the root's pool, whose
@@ -136,7 +134,6 @@ cache_init(svn_fs_fs__path_cache_t *cache, svn_revnum_t rev,
   cache->rev = rev;
   cache->pool = svn_pool_create(parent);
   cache->set = set;
-  cache->rotations = 0;
   cache->parent_buf = NULL;
   cache->parent_len = cache->parent_cap = 0;
   cache->parent_node = NULL;
@@ -276,7 +273,7 @@ cache_prepare(svn_fs_root_t *root)
   if (apr_hash_count(cache->nodes[0]) < TREE_CACHE_GENERATION)
     return;
   svn_pool_destroy(cache->nodes_pool[1]);
-  cache->rotations++;
+  cache->parent_node = NULL;
   cache->nodes_pool[1] = cache->nodes_pool[0];
   cache->nodes[1] = cache->nodes[0];
   cache->nodes_pool[0] = svn_pool_create(cache->pool);
@@ -367,8 +364,7 @@ remember_parent(svn_fs_fs__path_cache_t *cache, const char *child_path,
   apr_size_t len = strlen(child_path) - strlen(name) - 1;
 
   if (!cache || len == 0
-      || (parent == cache->parent_node && len == cache->parent_len
-          && cache->parent_rotation == cache->rotations))
+      || (parent == cache->parent_node && len == cache->parent_len))
     return;
   if (len + 1 > cache->parent_cap)
     {
@@ -379,7 +375,6 @@ remember_parent(svn_fs_fs__path_cache_t *cache, const char *child_path,
   cache->parent_buf[len] = '\0';
   cache->parent_len = len;
   cache->parent_node = parent;
-  cache->parent_rotation = cache->rotations;
 }
 
 /* The kind of directory entry NAME of PARENT (at canonical CHILD_PATH)
@@ -683,8 +678,7 @@ svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
   const svn_fs_fs__noderev_t *noderev;
 
   cache_prepare(root);
-  if (rd->cache && rd->cache->parent_node
-      && rd->cache->parent_rotation == rd->cache->rotations)
+  if (rd->cache && rd->cache->parent_node)
     {
       svn_fs_fs__path_cache_t *cache = rd->cache;
       const char *name = canon + cache->parent_len + 1;

@@ -381,8 +381,9 @@ svn_fs_fs__get_noderev_kind(svn_node_kind_t *kind, svn_fs_t *fs,
           return SVN_NO_ERROR;
         }
     }
-  SVN_ERR(svn_fs_fs__get_noderev(&noderev, fs, id, scratch_pool,
-                                 scratch_pool));
+  /* The cache was asked just now (or has nothing for this id). */
+  SVN_ERR(svn_fs_fs__get_noderev_fresh(&noderev, fs, id, scratch_pool,
+                                       scratch_pool));
   *kind = noderev->kind;
   return SVN_NO_ERROR;
 }
@@ -768,13 +769,11 @@ typedef struct recent_dir_t
   char *data;                         /* the listing of KEY if LEN > 0 */
   apr_size_t len, capacity, max;
   svn_fs_fs__pair_cache_key_t key;
-  svn_fs_fs__pair_cache_key_t asked;  /* dir_entry's previous listing */
-  svn_boolean_t has_asked;
+  svn_fs_fs__pair_cache_key_t asked;  /* dir_entry's previous listing
+                                         (revision -1: none yet) */
 } recent_dir_t;
 
-/* Counters for tests: listings copied into the recent listing and
-   lookups answered from it. */
-apr_uint64_t svn_fs_fs__recent_dir_copies = 0;
+/* Counter for tests: lookups answered from the recent listing. */
 apr_uint64_t svn_fs_fs__recent_dir_hits = 0;
 
 static svn_boolean_t
@@ -784,13 +783,14 @@ key_eq(const svn_fs_fs__pair_cache_key_t *a,
   return a->revision == b->revision && a->second == b->second;
 }
 
-/* FS's recent listing if it holds KEY's, else NULL. */
+/* FS's recent listing if it holds KEY's, else NULL.  FS has a recent
+   listing whenever it has a listing cache. */
 static const recent_dir_t *
 recent_dir_get(svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key)
 {
   const recent_dir_t *recent = SVN_FS_FS__DATA(fs)->recent_dir;
 
-  if (recent && recent->len && key_eq(&recent->key, key))
+  if (recent->len && key_eq(&recent->key, key))
     {
       svn_fs_fs__recent_dir_hits++;
       return recent;
@@ -822,7 +822,6 @@ recent_dir_keep(recent_dir_t *recent, const svn_fs_fs__pair_cache_key_t *key,
   memcpy(recent->data, data, len);
   recent->len = len;
   recent->key = *key;
-  svn_fs_fs__recent_dir_copies++;
 }
 
 /* Baton of recent_dir_fill. */
@@ -861,16 +860,14 @@ cached_dir_entries(apr_array_header_t **entries, svn_boolean_t *found,
                    apr_pool_t *result_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  const recent_dir_t *recent = recent_dir_get(fs, key);
+  const recent_dir_t *recent;
   recent_fill_t b;
   void *copy;
 
   *found = FALSE;
   if (!ffd->dir_cache)
     return SVN_NO_ERROR;
-  if (!ffd->recent_dir)
-    return svn_error_trace(svn_cache__get((void **)entries, found,
-                                          ffd->dir_cache, key, result_pool));
+  recent = recent_dir_get(fs, key);
   if (recent)
     {
       *found = TRUE;
@@ -912,7 +909,7 @@ cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
                                (void **)dirent, held->data, held->len,
                                (void *)name, result_pool));
     }
-  if (recent && recent->has_asked && key_eq(&recent->asked, key))
+  if (key_eq(&recent->asked, key))
     {
       b.recent = recent;
       b.key = key;
@@ -922,11 +919,7 @@ cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
                                (void **)dirent, found, ffd->dir_cache, key,
                                recent_dir_fill, &b, result_pool));
     }
-  if (recent)
-    {
-      recent->asked = *key;
-      recent->has_asked = TRUE;
-    }
+  recent->asked = *key;
   return svn_error_trace(svn_cache__get_partial(
                            (void **)dirent, found, ffd->dir_cache, key,
                            svn_fs_fs__dirents_get_entry, (void *)name,
@@ -1654,6 +1647,7 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
       recent->max = (apr_size_t)(svn_cache_config_get()->cache_size
                                  / RECENT_DIR_SHARE);
       recent->parent = result_pool;
+      recent->asked.revision = SVN_INVALID_REVNUM;
       ffd->recent_dir = recent;
     }
   SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, membuffer,
