@@ -226,9 +226,13 @@ struct reader_t
   svn_boolean_t check_sha1;
   svn_boolean_t finished;
 
+  /* Whether the fulltext may go into the fulltext cache (or, over
+     LARGE_FULLTEXT, become the fs's recent text) once read. */
+  svn_boolean_t cachable;
+
   /* Copy of the fulltext for the fulltext cache, or NULL; a text over
      LARGE_FULLTEXT is collected into LARGE instead, which becomes the
-     fs's recent text when the read is complete. */
+     fs's recent text when the read is complete (start_collecting). */
   svn_stringbuf_t *collect;
   struct large_text_t *large;
 };
@@ -1488,21 +1492,30 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
   if (r->check_sha1)
     apr_sha1_init(&r->sha1);
 
-  if (cache && r->expected_len >= 0
-      && r->expected_len <= FULLTEXT_CACHE_LIMIT
-      && svn_cache__is_cachable(cache, (apr_size_t)r->expected_len + 1))
-    {
-      if (r->expected_len > LARGE_FULLTEXT)
-        {
-          r->large = large_text_create((apr_size_t)r->expected_len);
-          apr_pool_cleanup_register(pool, &r->large, release_slot,
-                                    apr_pool_cleanup_null);
-        }
-      else
-        r->collect = svn_stringbuf_create_ensure(
-                       buffer_capacity((apr_size_t)r->expected_len), pool);
-    }
+  r->cachable = cache && r->expected_len >= 0
+                && r->expected_len <= FULLTEXT_CACHE_LIMIT
+                && svn_cache__is_cachable(cache,
+                                          (apr_size_t)r->expected_len + 1);
   return SVN_NO_ERROR;
+}
+
+/* Let R, which reads in pieces, collect a copy of its fulltext as it
+   goes, if that may be cached.  (svn_fs_fs__rep_contents has the whole
+   text anyway and caches that.) */
+static void
+start_collecting(reader_t *r)
+{
+  if (!r->cachable)
+    return;
+  if (r->expected_len > LARGE_FULLTEXT)
+    {
+      r->large = large_text_create((apr_size_t)r->expected_len);
+      apr_pool_cleanup_register(r->pool, &r->large, release_slot,
+                                apr_pool_cleanup_null);
+    }
+  else
+    r->collect = svn_stringbuf_create_ensure(
+                   buffer_capacity((apr_size_t)r->expected_len), r->pool);
 }
 
 /* Compare DIGEST of KIND with the ACTUAL one computed for R. */
@@ -1668,6 +1681,7 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   SVN_ERR(reader_create(&r, fs, rep, TRUE, FALSE, result_pool));
+  start_collecting(r);
   *contents = svn_stream_create(r, result_pool);
   svn_stream_set_read2(*contents, stream_read, stream_read);
   svn_stream_set_close(*contents, stream_close);
@@ -1682,7 +1696,6 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
   apr_pool_t *pool;
   reader_t *r;
   svn_stringbuf_t *text;
-  svn_boolean_t cachable;
 
   if (rep == NULL)
     {
@@ -1706,10 +1719,6 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
            r->expected_len > 0 ? (apr_size_t)MIN(r->expected_len,
                                                  CONTENTS_CHUNK) : 64,
            result_pool);
-  cachable = r->collect != NULL || r->large != NULL;
-  r->collect = NULL;   /* TEXT itself is the copy to cache */
-  large_text_release(r->large);
-  r->large = NULL;
   while (!r->finished)
     {
       /* Reading exactly the rest of the recorded length ends the read
@@ -1723,7 +1732,7 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
       text->len += len;
     }
   text->data[text->len] = '\0';
-  if (cachable)
+  if (r->cachable)   /* TEXT itself is the copy to cache */
     SVN_ERR(cache_fulltext(r, text));
   svn_pool_destroy(pool);
   *contents = text;
@@ -1745,6 +1754,7 @@ svn_fs_fs__rep_verify(svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
   pool = svn_pool_create(scratch_pool);
   buf = apr_palloc(pool, PREFETCH_SIZE);
   SVN_ERR(reader_create(&r, fs, rep, FALSE, TRUE, pool));
+  start_collecting(r);
   while (!r->finished)
     {
       apr_size_t len = PREFETCH_SIZE;
