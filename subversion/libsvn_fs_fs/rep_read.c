@@ -1181,26 +1181,20 @@ decode_direct(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
   return SVN_NO_ERROR;
 }
 
-/* Like decode_direct(), but W's source view lies in BW, the window of
-   SRC's base that produces its bytes from BTPOS: compose W with BW and
-   the windows below, and run the composite against the deepest source
-   that does not line up. */
+/* Like decode_direct(), but W's source view lies in one window of SRC's
+   base (window_for() found it, and hands it out again at once): compose
+   W with it and the windows below, and run the composite against the
+   deepest source that does not line up. */
 static svn_error_t *
 decode_composed(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
-                const char *body, apr_size_t total,
-                const svn_fs_fs__dwin_t *bw, svn_filesize_t btpos)
+                const char *body, apr_size_t total)
 {
-  svn_fs_fs__dwin_t *dw = &src->comp[0];
-  rep_src_t *base = src->base;
+  svn_fs_fs__dwin_t *dw;
+  rep_src_t *base;
   const char *source = NULL;
 
-  SVN_ERR(parse_loaded_window(dw, src, w, body, total));
-  if (svn_fs_fs__dwin_compose(&src->comp[1], dw, bw, btpos))
-    {
-      dw = &src->comp[1];
-      base = base->base;
-    }
-  SVN_ERR(compose_down(&dw, &base, src, dw, base));
+  SVN_ERR(parse_loaded_window(&src->comp[0], src, w, body, total));
+  SVN_ERR(compose_down(&dw, &base, src, &src->comp[0], src->base));
   if (base)
     SVN_ERR(src_get(&source, base, dw->sview_offset, dw->sview_len));
   else if (dw->src_ops)
@@ -1286,7 +1280,7 @@ decode_window(rep_src_t *src)
     SVN_ERR(window_for(&bw, &btpos, src->base, w.sview_offset,
                        w.sview_len));
   if (bw)
-    SVN_ERR(decode_composed(src, &w, body, total, bw, btpos));
+    SVN_ERR(decode_composed(src, &w, body, total));
   else
     SVN_ERR(decode_direct(src, &w, body, total));
   measure_memory(src);
