@@ -92,6 +92,16 @@ svn_fs_fs__dwin_produced(const svn_fs_fs__dwin_t *w)
 
 /* Can an op of KIND at OFFSET continue LAST (same bytes as two ops)?
    New data is appended in order, so new ops always can. */
+/* ARRAY (*CAP elements of ELT_SIZE bytes, all in use) doubled on the
+   heap, or made with FIRST elements; *CAP is updated. */
+static void *
+grow_array(void *array, apr_size_t *cap, apr_size_t first,
+           apr_size_t elt_size)
+{
+  *cap = *cap ? *cap * 2 : first;
+  return svn_fs_fs__heap_realloc(array, *cap * elt_size);
+}
+
 static svn_boolean_t
 continues(const svn_fs_fs__dop_t *last, int kind, apr_size_t offset)
 {
@@ -119,16 +129,7 @@ svn_fs_fs__dwin_push(svn_fs_fs__dwin_t *w, int kind, apr_size_t offset,
       return;
     }
   if (w->num_ops == w->ops_cap)
-    {
-      apr_size_t cap = w->ops_cap ? w->ops_cap * 2 : 16;
-      svn_fs_fs__dop_t *ops = svn_fs_fs__heap_alloc(cap * sizeof(*ops));
-
-      if (w->num_ops)
-        memcpy(ops, w->ops, w->num_ops * sizeof(*ops));
-      free(w->ops);
-      w->ops = ops;
-      w->ops_cap = cap;
-    }
+    w->ops = grow_array(w->ops, &w->ops_cap, 16, sizeof(*w->ops));
   op = &w->ops[w->num_ops];
   op->tpos = svn_fs_fs__dwin_produced(w);
   op->offset = offset;
@@ -147,16 +148,8 @@ push_work(svn_fs_fs__dwin_t *result, apr_size_t *depth, apr_size_t pos,
   if (len == 0)
     return;
   if (*depth == result->work_cap)
-    {
-      apr_size_t cap = result->work_cap ? result->work_cap * 2 : 32;
-      svn_fs_fs__dwork_t *work = svn_fs_fs__heap_alloc(cap * sizeof(*work));
-
-      if (*depth)
-        memcpy(work, result->work, *depth * sizeof(*work));
-      free(result->work);
-      result->work = work;
-      result->work_cap = cap;
-    }
+    result->work = grow_array(result->work, &result->work_cap, 32,
+                              sizeof(*result->work));
   result->work[*depth].pos = pos;
   result->work[*depth].len = len;
   result->work[*depth].repeat = repeat;

@@ -14,17 +14,22 @@ svn_fs_fs__heap_alloc(apr_size_t bytes)
   return mem;
 }
 
+void *
+svn_fs_fs__heap_realloc(void *mem, apr_size_t bytes)
+{
+  void *grown = realloc(mem, bytes);
+
+  if (!grown)
+    abort();          /* out of memory: what APR pools do too */
+  return grown;
+}
+
 void
 svn_fs_fs__heapbuf_reserve(svn_fs_fs__heapbuf_t *buf, apr_size_t need)
 {
-  char *grown;
-
   if (need <= buf->capacity)
     return;
-  grown = realloc(buf->data, need);
-  if (!grown)
-    abort();          /* out of memory: what APR pools do too */
-  buf->data = grown;
+  buf->data = svn_fs_fs__heap_realloc(buf->data, need);
   buf->capacity = need;
 }
 

@@ -43,4 +43,9 @@ svn_fs_fs__heapbuf_free(svn_fs_fs__heapbuf_t *buf);
 void *
 svn_fs_fs__heap_alloc(apr_size_t bytes);
 
+/* MEM (from svn_fs_fs__heap_alloc or this, or NULL) resized to BYTES,
+   contents kept; out of memory aborts. */
+void *
+svn_fs_fs__heap_realloc(void *mem, apr_size_t bytes);
+
 #endif /* FSFS7_HEAPBUF_H */
