@@ -489,6 +489,38 @@ release_src(rep_src_t *src)
     src->released = TRUE;
 }
 
+/* R will not be read again (its text has ended or its stream was
+   closed): free its heap memory now rather than with its pool.  A rep
+   writer holds its base's reader until the new text ends, and the
+   rep-sharing check reads a whole text while the writer's buffers are
+   still held; each reader kept 150-200 kB of windows and sections that
+   way, the top of a load's heap. */
+static void
+reader_release(reader_t *r)
+{
+  rep_src_t *src;
+
+  for (src = r->top; src; src = src->base)
+    {
+      if (src->kind == SRC_MEMORY)
+        continue;
+      free_windows(src);
+      src->out = NULL;
+      src->out_cap = 0;
+      src->out_len = 0;
+      src->in = NULL;
+      src->in_len = 0;
+      src->own_in = NULL;
+      src->own_in_cap = 0;
+      src->released = TRUE;
+    }
+  if (r->spares)
+    apr_array_clear(r->spares);
+  free_blocks(r);
+  if (r->bufs)
+    svn_fs_fs__svndiff_buffers_free(r->bufs);
+}
+
 /* Make sure bytes [SRC->read_pos, SRC->read_pos + NEED) of SRC's data are
    in its input window.  NEED may reach into the trailer (REP-5). */
 static svn_error_t *
@@ -1243,6 +1275,12 @@ svn_fs_fs__rep_read_memory_peak(svn_boolean_t restart)
   return peak;
 }
 
+apr_size_t
+svn_fs_fs__rep_read_memory_live(void)
+{
+  return memory_live;
+}
+
 /* Decode the next window of DELTA source SRC into its output buffer, or
    set SRC->at_end after the last one.  When its source view lies in one
    window of its base (window_for()), the window is composed with that
@@ -1590,6 +1628,7 @@ reader_finish(reader_t *r)
           r->large = NULL;
         }
     }
+  reader_release(r);
   return svn_error_trace(close_files(r));
 }
 
@@ -1659,6 +1698,7 @@ stream_read(void *baton, char *buffer, apr_size_t *len)
 static svn_error_t *
 stream_close(void *baton)
 {
+  reader_release(baton);
   return svn_error_trace(close_files(baton));
 }
 

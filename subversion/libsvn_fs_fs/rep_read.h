@@ -74,6 +74,13 @@ svn_fs_fs__rep_large_texts_live(void);
 apr_size_t
 svn_fs_fs__rep_read_memory_peak(svn_boolean_t restart);
 
+/* For tests: the bytes of input, decode and output buffers that reads
+   allocated since the last svn_fs_fs__rep_read_memory_peak(TRUE) and hold
+   now.  A read frees them when its text has ended or its stream is
+   closed, not only with its pool. */
+apr_size_t
+svn_fs_fs__rep_read_memory_live(void);
+
 /* Create this layer's caches in MEMBUFFER (see caching.h). */
 svn_error_t *
 svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,

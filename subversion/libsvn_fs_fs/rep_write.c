@@ -268,6 +268,18 @@ grow(svn_fs_fs__heapbuf_t *buf, apr_size_t need)
     svn_fs_fs__heapbuf_reserve(buf, want < WINDOW_SIZE ? want : WINDOW_SIZE);
 }
 
+/* W needs no more of its base: close the base's stream, which lets its
+   reader free its buffers before the next rep is read (by the rep-sharing
+   check, or as the next base). */
+static svn_error_t *
+drop_base(svn_fs_fs__rep_writer_t *w)
+{
+  svn_stream_t *base = w->base;
+
+  w->base = NULL;
+  return base ? svn_error_trace(svn_stream_close(base)) : SVN_NO_ERROR;
+}
+
 /* Read the base's next window into W->source (empty once the base has
    ended) and leave W->base_pos at its end.  HINT, the length of the
    target window, is a guess at the view's length: the buffer starts
@@ -296,7 +308,8 @@ read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w,
       src->len += len;
       if (len < want)
         {
-          w->base = NULL;     /* ended: later windows get empty views */
+          /* Ended: later windows get empty views. */
+          SVN_ERR(drop_base(w));
           break;
         }
       if (src->len < WINDOW_SIZE)
@@ -305,7 +318,7 @@ read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w,
   while (src->len < WINDOW_SIZE);
   w->base_pos += src->len;
   if (src->len < WINDOW_SIZE)
-    w->base = NULL;
+    SVN_ERR(drop_base(w));
   return SVN_NO_ERROR;
 }
 
@@ -447,6 +460,7 @@ svn_fs_fs__rep_writer_finish(svn_fs_fs__rep_write_result_t *result,
   writer->finished = TRUE;
   if (writer->window->len > 0)
     SVN_ERR(flush_window(writer, writer->window->data, writer->window->len));
+  SVN_ERR(drop_base(writer));
   SVN_ERR(write_bytes(writer, SVN_FS_FS__REP_TRAILER,
                       SVN_FS_FS__REP_TRAILER_LEN));
 

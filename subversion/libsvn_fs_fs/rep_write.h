@@ -47,7 +47,9 @@ typedef struct svn_fs_fs__rep_write_base_t
 
   /* Readable stream of the base's fulltext.  The writer reads it from the
      start, sequentially, one window at a time in step with the target,
-     and never further than the target goes.  It does not close it. */
+     and never further than the target goes.  It closes it once it needs
+     no more of it (the base has ended, or the target has), so the stream
+     is the writer's from svn_fs_fs__rep_writer_open() on. */
   svn_stream_t *fulltext;
 } svn_fs_fs__rep_write_base_t;
 

@@ -106,14 +106,18 @@ svn_fs_fs__svndiff_parse_window(svn_fs_fs__svndiff_window_t *window,
   return SVN_NO_ERROR;
 }
 
+void
+svn_fs_fs__svndiff_buffers_free(svn_fs_fs__svndiff_buffers_t *bufs)
+{
+  svn_fs_fs__heapbuf_free(&bufs->ins);
+  svn_fs_fs__heapbuf_free(&bufs->new_data);
+}
+
 /* Pool cleanup: free the buffers of BATON, an svndiff_buffers_t. */
 static apr_status_t
 free_buffers(void *baton)
 {
-  svn_fs_fs__svndiff_buffers_t *bufs = baton;
-
-  svn_fs_fs__heapbuf_free(&bufs->ins);
-  svn_fs_fs__heapbuf_free(&bufs->new_data);
+  svn_fs_fs__svndiff_buffers_free(baton);
   return APR_SUCCESS;
 }
 

@@ -76,6 +76,11 @@ typedef struct svn_fs_fs__svndiff_buffers_t
 svn_fs_fs__svndiff_buffers_t *
 svn_fs_fs__svndiff_buffers_create(apr_pool_t *result_pool);
 
+/* Free the memory of BUFS now (they stay usable: they grow again on the
+   next use). */
+void
+svn_fs_fs__svndiff_buffers_free(svn_fs_fs__svndiff_buffers_t *bufs);
+
 /* The decoded sections of one window.  The pointers refer either to the
    caller's input (version 0, or sections stored raw) or to the buffers
    passed to svn_fs_fs__svndiff_decode_sections(). */
