@@ -152,6 +152,14 @@ struct rep_src_t
   /* SRC_DELTA: first target byte of the window at READ_POS. */
   svn_filesize_t next_tpos;
 
+  /* SRC_DELTA, top of a chain only: the caller's buffer for the window
+     decoded next (LEND_CAP bytes; NULL: none), set by src_read() when
+     everything decoded so far has been consumed.  A window that fits is
+     decoded there instead of into OUT, and LENT is set to its length. */
+  char *lend;
+  apr_size_t lend_cap;
+  apr_size_t lent;
+
   /* SRC_DELTA: the last window parsed for the consumer to compose with
      (WIN_VALID), which produces target bytes from WIN_TPOS; and the two
      windows decode_window() composes into in turn. */
@@ -1186,6 +1194,29 @@ compose_down(svn_fs_fs__dwin_t **result, rep_src_t **base, rep_src_t *src,
   return SVN_NO_ERROR;
 }
 
+/* Where the next N decoded bytes of SRC go: the buffer its caller lent
+   (src_read()) if they fit there, else the end of SRC's output buffer.
+   Either way they count as decoded: for a lent buffer, everything before
+   them had been consumed, so the output buffer becomes empty after
+   them. */
+static char *
+output_for(rep_src_t *src, apr_size_t n)
+{
+  char *target;
+
+  if (src->lend && n <= src->lend_cap)
+    {
+      src->out_pos += (svn_filesize_t)(src->out_len + n);
+      src->out_len = 0;
+      src->lent = n;
+      return src->lend;
+    }
+  make_room(src, n);
+  target = src->out + src->out_len;
+  src->out_len += n;
+  return target;
+}
+
 /* Append the window of SRC that load_window() just loaded (W, sections
    at BODY, TOTAL bytes stored) to SRC's output, reading its source view
    from SRC's base as bytes. */
@@ -1195,19 +1226,19 @@ decode_direct(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
 {
   svn_fs_fs__svndiff_sections_t sections;
   const char *source = NULL;
+  char *target;
 
   /* Before the sections: the base may decode with the shared buffers. */
   if (w->sview_len)
     SVN_ERR(src_get(&source, src->base, w->sview_offset, w->sview_len));
-  make_room(src, w->tview_len);
+  target = output_for(src, w->tview_len);
   SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_decode_sections(
                            &sections, w, src->version,
                            (const unsigned char *)body, src->reader->bufs),
                          src));
-  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_apply(
-                           src->out + src->out_len, w, &sections, source),
+  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_apply(target, w, &sections,
+                                                  source),
                          src));
-  src->out_len += w->tview_len;
   src->read_pos += total;
   src->next_tpos += w->tview_len;
   return SVN_NO_ERROR;
@@ -1235,12 +1266,10 @@ decode_composed(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
                                    "Delta against the empty text "
                                    "has a source view");
 
-  make_room(src, dw->tview_len);
-  if (!svn_fs_fs__dwin_apply(src->out + src->out_len, dw, source))
+  if (!svn_fs_fs__dwin_apply(output_for(src, dw->tview_len), dw, source))
     return svn_fs_fs__corrupt_code(SVN_ERR_SVNDIFF_INVALID_OPS,
                                    "SVNDIFF-12", src_where(src),
                                    "Invalid delta instruction");
-  src->out_len += dw->tview_len;
   return SVN_NO_ERROR;
 }
 
@@ -1456,8 +1485,21 @@ src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
           break;
         else
           {
+            /* All decoded bytes are consumed: a window that fits in the
+               rest of BUF is decoded straight into it.  A rep writer
+               reads its base a window at a time this way, without the
+               reader's output buffer (60 kB at a load's peak). */
+            svn_error_t *err;
+
             top->keep_pos = at;
-            SVN_ERR(decode_window(top));
+            top->lend = buf + done;
+            top->lend_cap = *len - done;
+            top->lent = 0;
+            err = decode_window(top);
+            top->lend = NULL;
+            SVN_ERR(err);
+            done += top->lent;
+            top->lent = 0;
           }
       }
 

@@ -900,6 +900,70 @@ test_read_releases_buffers(void **state)
   assert_true(checked > 0);
 }
 
+/* Peak read memory of reading REP of FS through a stream in reads of
+   PIECE bytes (BUF has room for them). */
+static apr_size_t
+peak_reading(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, char *buf,
+             apr_size_t piece, apr_pool_t *scratch)
+{
+  svn_stream_t *stream;
+  apr_size_t len;
+
+  svn_fs_fs__rep_read_memory_peak(TRUE);
+  check(svn_fs_fs__rep_contents_stream(&stream, fs, rep, scratch),
+        "stream");
+  do
+    {
+      len = piece;
+      check(svn_stream_read_full(stream, buf, &len), "read");
+    }
+  while (len == piece);
+  check(svn_stream_close(stream), "close");
+  return svn_fs_fs__rep_read_memory_peak(FALSE);
+}
+
+/* A caller whose reads take whole windows lends its buffer to the
+   decoder: the top link's windows are decoded straight into it, and the
+   read needs no output buffer of its own (a rep writer reads its base
+   this way).  Reading each rep over 8 kB in one read of its whole size
+   must never need more memory than reading it 1,000 bytes at a time,
+   and must need less for some. */
+static void
+test_read_lends_buffer(void **state)
+{
+  int i, r, less = 0;
+  apr_size_t cap = 1024 * 1024;
+  char *buf = apr_palloc(pool, cap);
+
+  for (r = 0; r < repos->nelts; r++)
+    {
+      const char *repo = APR_ARRAY_IDX(repos, r, const char *);
+      svn_fs_t *fs = open_fs(repo);
+      apr_array_header_t *reps = find_reps(fs);
+      apr_pool_t *iterpool = svn_pool_create(pool);
+
+      for (i = 0; i < reps->nelts; i++)
+        {
+          svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+          apr_size_t small, big;
+
+          if (rep->expanded_size < 8 * 1024
+              || rep->expanded_size >= (svn_filesize_t)cap)
+            continue;
+          svn_pool_clear(iterpool);
+          small = peak_reading(fs, rep, buf, 1000, iterpool);
+          svn_pool_clear(iterpool);
+          big = peak_reading(fs, rep, buf,
+                             (apr_size_t)rep->expanded_size + 1, iterpool);
+          assert_true(big <= small);
+          if (big < small)
+            less++;
+        }
+      svn_pool_destroy(iterpool);
+    }
+  assert_true(less > 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -912,6 +976,7 @@ main(int argc, char **argv)
     cmocka_unit_test(test_chain_memory_bound),
     cmocka_unit_test(test_crafted_chain),
     cmocka_unit_test(test_read_releases_buffers),
+    cmocka_unit_test(test_read_lends_buffer),
   };
   const char *made = NULL;
   int i, failed;
