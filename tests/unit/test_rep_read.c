@@ -846,16 +846,16 @@ test_chain_memory_bound(void **state)
     }
 }
 
-/* A read gives its buffers back as soon as its text has ended, or its
-   stream is closed, while its pool lives on: a rep writer keeps its
-   base's stream (and a commit its scratch pool) long after, and load's
-   peak heap was two readers' buffers held that way.  Checked on every
-   delta rep of the test repositories: read to the end, and read one
-   byte and closed. */
+/* Called by each_rep() for REP of FS, with SCRATCH cleared before each
+   call; BATON is each_rep()'s. */
+typedef void (*rep_fn_t)(svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
+                         void *baton, apr_pool_t *scratch);
+
+/* Call FN for every rep of every test repository. */
 static void
-test_read_releases_buffers(void **state)
+each_rep(rep_fn_t fn, void *baton)
 {
-  int i, r, checked = 0;
+  int i, r;
 
   for (r = 0; r < repos->nelts; r++)
     {
@@ -866,37 +866,57 @@ test_read_releases_buffers(void **state)
 
       for (i = 0; i < reps->nelts; i++)
         {
-          svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
-          svn_stream_t *stream;
-          char buf[4096];
-          apr_size_t len;
-
           svn_pool_clear(iterpool);
-          svn_fs_fs__rep_read_memory_peak(TRUE);
-          check(svn_fs_fs__rep_contents_stream(&stream, fs, rep, iterpool),
-                "stream");
-          do
-            {
-              len = sizeof(buf);
-              check(svn_stream_read_full(stream, buf, &len), "read");
-            }
-          while (len == sizeof(buf));
-          if (svn_fs_fs__rep_read_memory_peak(FALSE) == 0)
-            continue;               /* served from memory: no buffers */
-          assert_int_equal(svn_fs_fs__rep_read_memory_live(), 0);
-
-          svn_pool_clear(iterpool);
-          svn_fs_fs__rep_read_memory_peak(TRUE);
-          check(svn_fs_fs__rep_contents_stream(&stream, fs, rep, iterpool),
-                "stream");
-          len = 1;
-          check(svn_stream_read_full(stream, buf, &len), "read");
-          check(svn_stream_close(stream), "close");
-          assert_int_equal(svn_fs_fs__rep_read_memory_live(), 0);
-          checked++;
+          fn(fs, APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *), baton,
+             iterpool);
         }
       svn_pool_destroy(iterpool);
     }
+}
+
+/* each_rep() callback of test_read_releases_buffers; BATON counts the
+   reps that needed buffers. */
+static void
+check_released(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, void *baton,
+               apr_pool_t *scratch)
+{
+  svn_stream_t *stream;
+  char buf[4096];
+  apr_size_t len;
+
+  svn_fs_fs__rep_read_memory_peak(TRUE);
+  check(svn_fs_fs__rep_contents_stream(&stream, fs, rep, scratch), "stream");
+  do
+    {
+      len = sizeof(buf);
+      check(svn_stream_read_full(stream, buf, &len), "read");
+    }
+  while (len == sizeof(buf));
+  if (svn_fs_fs__rep_read_memory_peak(FALSE) == 0)
+    return;                     /* nothing to give back */
+  assert_int_equal(svn_fs_fs__rep_read_memory_live(), 0);
+
+  svn_fs_fs__rep_read_memory_peak(TRUE);
+  check(svn_fs_fs__rep_contents_stream(&stream, fs, rep, scratch), "stream");
+  len = 1;
+  check(svn_stream_read_full(stream, buf, &len), "read");
+  check(svn_stream_close(stream), "close");
+  assert_int_equal(svn_fs_fs__rep_read_memory_live(), 0);
+  (*(int *)baton)++;
+}
+
+/* A read gives its buffers back as soon as its text has ended, or its
+   stream is closed, while its pool lives on: a rep writer keeps its
+   base's stream (and a commit its scratch pool) long after, and load's
+   peak heap was two readers' buffers held that way.  Checked on every
+   rep of the test repositories that needs buffers: read to the end, and
+   read one byte and closed. */
+static void
+test_read_releases_buffers(void **state)
+{
+  int checked = 0;
+
+  each_rep(check_released, &checked);
   assert_true(checked > 0);
 }
 
@@ -922,45 +942,41 @@ peak_reading(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, char *buf,
   return svn_fs_fs__rep_read_memory_peak(FALSE);
 }
 
+/* Largest text test_read_lends_buffer reads in one piece. */
+#define LEND_BUF_SIZE (1024 * 1024)
+
+/* each_rep() callback of test_read_lends_buffer; BATON counts the reps
+   read with less memory in one piece. */
+static void
+check_lent(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, void *baton,
+           apr_pool_t *scratch)
+{
+  char *buf;
+  apr_size_t small, big;
+
+  if (rep->expanded_size < 8 * 1024 || rep->expanded_size >= LEND_BUF_SIZE)
+    return;
+  buf = apr_palloc(scratch, LEND_BUF_SIZE);
+  small = peak_reading(fs, rep, buf, 1000, scratch);
+  big = peak_reading(fs, rep, buf, (apr_size_t)rep->expanded_size + 1,
+                     scratch);
+  assert_true(big <= small);
+  if (big < small)
+    (*(int *)baton)++;
+}
+
 /* A caller whose reads take whole windows lends its buffer to the
    decoder: the top link's windows are decoded straight into it, and the
    read needs no output buffer of its own (a rep writer reads its base
-   this way).  Reading each rep over 8 kB in one read of its whole size
-   must never need more memory than reading it 1,000 bytes at a time,
-   and must need less for some. */
+   this way).  Reading each rep of 8 kB to 1 MB in one read of its whole
+   size must never need more memory than reading it 1,000 bytes at a
+   time, and must need less for some. */
 static void
 test_read_lends_buffer(void **state)
 {
-  int i, r, less = 0;
-  apr_size_t cap = 1024 * 1024;
-  char *buf = apr_palloc(pool, cap);
+  int less = 0;
 
-  for (r = 0; r < repos->nelts; r++)
-    {
-      const char *repo = APR_ARRAY_IDX(repos, r, const char *);
-      svn_fs_t *fs = open_fs(repo);
-      apr_array_header_t *reps = find_reps(fs);
-      apr_pool_t *iterpool = svn_pool_create(pool);
-
-      for (i = 0; i < reps->nelts; i++)
-        {
-          svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
-          apr_size_t small, big;
-
-          if (rep->expanded_size < 8 * 1024
-              || rep->expanded_size >= (svn_filesize_t)cap)
-            continue;
-          svn_pool_clear(iterpool);
-          small = peak_reading(fs, rep, buf, 1000, iterpool);
-          svn_pool_clear(iterpool);
-          big = peak_reading(fs, rep, buf,
-                             (apr_size_t)rep->expanded_size + 1, iterpool);
-          assert_true(big <= small);
-          if (big < small)
-            less++;
-        }
-      svn_pool_destroy(iterpool);
-    }
+  each_rep(check_lent, &less);
   assert_true(less > 0);
 }
 
