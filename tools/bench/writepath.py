@@ -11,7 +11,8 @@ both alike, it measures:
   commits     a burst of --commits small commits over svn:// (svnserve on
               loopback, each a one-file `svnmucc put`), commits per second
 and, once per module, `strace -f -c` of a load to count system calls per
-revision, the repository size after load and the peak RSS of the load.
+revision and the repository size after load; the peak RSS of every load
+(median and range of the repetitions).
 Prints a table with the medians and the ratio stock/fsfs7 (> 1: fsfs7 is
 faster or smaller), and writes it as TSV to --out.
 """
@@ -162,19 +163,21 @@ def main():
     work = a.work or tempfile.mkdtemp(prefix="fsfs7-writebench-", dir="/tmp")
     os.makedirs(work, exist_ok=True)
     mods = ("stock", "fsfs7")
-    res = {(m, k): [] for m in mods for k in ("load", "load-nf", "commits")}
-    size, rss, revs = {}, {}, {}
+    res = {(m, k): [] for m in mods
+           for k in ("load", "load-nf", "commits", "rss", "rss-nf")}
+    size, revs = {}, {}
     for rep in range(a.reps):
         for m in (mods if rep % 2 == 0 else mods[::-1]):
             repo = os.path.join(work, "%s-r" % m)
             create(repo, a.format)
             dt, peak, _ = timed_load(m, a.dump, repo)
             res[m, "load"].append(dt)
-            rss[m] = max(rss.get(m, 0), peak)
+            res[m, "rss"].append(peak)
             size[m], revs[m] = repo_size(repo), youngest(repo)
             create(repo, a.format)
-            dt, _, _ = timed_load(m, a.dump, repo, extra=("--no-flush-to-disk",))
+            dt, peak, _ = timed_load(m, a.dump, repo, extra=("--no-flush-to-disk",))
             res[m, "load-nf"].append(dt)
+            res[m, "rss-nf"].append(peak)
             if a.commits and rep == 0:
                 res[m, "commits"].append(commit_burst(m, os.path.join(work, m + "-srv"),
                                                       a.format, a.commits))
@@ -189,8 +192,13 @@ def main():
         rows.append(("commits/s svn://", "%.1f" % s, "%.1f" % f, "%.2f" % (f / s)))
     rows.append(("repo bytes", str(size["stock"]), str(size["fsfs7"]),
                  "%.3f" % (size["stock"] / size["fsfs7"])))
-    rows.append(("peak RSS kB", str(rss["stock"]), str(rss["fsfs7"]),
-                 "%.2f" % (rss["stock"] / rss["fsfs7"])))
+    # Single loads scatter by ~0.3 MB on a shared machine: the median of
+    # the repetitions, with their range.
+    for k, name in (("rss", "peak RSS kB"), ("rss-nf", "peak RSS kB, load-nf")):
+        s, f = statistics.median(res["stock", k]), statistics.median(res["fsfs7", k])
+        rows.append((name, "%d (%d-%d)" % (s, min(res["stock", k]), max(res["stock", k])),
+                     "%d (%d-%d)" % (f, min(res["fsfs7", k]), max(res["fsfs7", k])),
+                     "%.3f" % (s / f)))
     if not a.no_strace:
         counts = {m: strace_counts(m, a.dump, os.path.join(work, m + "-st"), a.format)
                   for m in mods}
