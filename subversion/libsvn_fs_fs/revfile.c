@@ -96,8 +96,11 @@
    up to 8 MiB of them, 12 MB of peak RSS above stock's on a packed
    maven dump.  Now block buffers belong to the set, go back to it when
    their file is closed, and past this budget a new block takes the
-   least recently used one of any file. */
-#define SET_BLOCK_BYTES (2 * 1024 * 1024)
+   least recently used one of any file.  1 MiB rather than 2: on packed
+   full maven (format 8) dump and verify take the same CPU with either
+   (3.24 and 3.95 s; verify -M 1024 3.77 vs 3.88), and 1 MiB takes 0.8-1.5
+   MB off their peak RSS. */
+#define SET_BLOCK_BYTES (1024 * 1024)
 #define SET_MIN_BLOCKS 8
 
 /* ... but the set starts at this budget and only grows towards
@@ -108,8 +111,8 @@
    ghosts in the windows where they grow, and their working set of blocks
    is what made 16 kB blocks pay (the "Third pass" of benchmarks.md);
    'svnbench null-export' re-reads 8-31 (28 % overall), and a 2 MB budget
-   spared it 394 of 8,078 preads, no measurable CPU, for 1.5 MB of peak
-   RSS; 'svn list -R -v' re-reads 0-23.  So: each GHOST_WINDOW misses,
+   (the cap then) spared it 394 of 8,078 preads, no measurable CPU, for
+   1.5 MB of peak RSS; 'svn list -R -v' re-reads 0-23.  So: each GHOST_WINDOW misses,
    the budget grows by one block per 4 ghost hits if at least
    GHOST_MIN_HITS of them were ghosts. */
 #define SET_START_BYTES (256 * 1024)

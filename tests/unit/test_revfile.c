@@ -444,7 +444,7 @@ test_block_lru(void **state)
 }
 
 /* Blocks of unpacked rev files come out of a 256 kB budget, not the
-   set's 2 MB: small reads spread over 32 blocks of a 2 MB rev file keep
+   set's 1 MB: small reads spread over 32 blocks of a 2 MB rev file keep
    at most 16 blocks of 16 kB (the old budgets let the file hold 32, and
    several such files 128), and blocks taken back from the file itself
    still read right. */
@@ -570,9 +570,10 @@ read_block_k(svn_fs_fs__revfile_t *file, const unsigned char *bytes,
 }
 
 /* Pack file blocks start from a 256 kB budget and the set only grows
-   towards 2 MB when blocks come back soon after they were pushed out: a
-   scan that reads 256 blocks once each stays at 256 kB, and a working
-   set of 64 blocks read round and round then grows the budget. */
+   towards 1 MB when blocks come back soon after they were pushed out: a
+   scan that reads 256 blocks once each stays at 256 kB, a working set of
+   48 blocks read round and round then grows the budget, but never past
+   1 MB, not even for a working set of 96 blocks (1.5 MB). */
 static void
 test_pack_blocks_grow_on_reuse(void **state)
 {
@@ -593,7 +594,9 @@ test_pack_blocks_grow_on_reuse(void **state)
   for (k = 0; k < 10 * 48; k++)
     read_block_k(file, bytes, k % 48);
   assert_true(svn_fs_fs__revfile_set_block_bytes(fs) > 256 * 1024);
-  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 2 * 1024 * 1024);
+  for (k = 0; k < 20 * 96; k++)
+    read_block_k(file, bytes, k % 96);
+  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 1024 * 1024);
   CHECK(svn_fs_fs__revfile_close(file));
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
