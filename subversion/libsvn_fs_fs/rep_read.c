@@ -508,20 +508,9 @@ reader_release(reader_t *r)
 {
   rep_src_t *src;
 
+  /* Every buffer goes to the spares, and all of them to the heap. */
   for (src = r->top; src; src = src->base)
-    {
-      if (src->kind == SRC_MEMORY)
-        continue;
-      free_windows(src);
-      src->out = NULL;
-      src->out_cap = 0;
-      src->out_len = 0;
-      src->in = NULL;
-      src->in_len = 0;
-      src->own_in = NULL;
-      src->own_in_cap = 0;
-      src->released = TRUE;
-    }
+    release_src(src);
   if (r->spares)
     apr_array_clear(r->spares);
   free_blocks(r);

@@ -112,9 +112,9 @@
    is what made 16 kB blocks pay (the "Third pass" of benchmarks.md);
    'svnbench null-export' re-reads 8-31 (28 % overall), and a 2 MB budget
    (the cap then) spared it 394 of 8,078 preads, no measurable CPU, for
-   1.5 MB of peak RSS; 'svn list -R -v' re-reads 0-23.  So: each GHOST_WINDOW misses,
-   the budget grows by one block per 4 ghost hits if at least
-   GHOST_MIN_HITS of them were ghosts. */
+   1.5 MB of peak RSS; 'svn list -R -v' re-reads 0-23.  So: each
+   GHOST_WINDOW misses, the budget grows by one block per 4 ghost hits if
+   at least GHOST_MIN_HITS of them were ghosts. */
 #define SET_START_BYTES (256 * 1024)
 #define GHOST_WINDOW 64
 #define GHOST_MIN_HITS 32
