@@ -739,7 +739,6 @@ test_crafted_chain(void **state)
   svn_stringbuf_t *d0 = svn_stringbuf_create("SVN", pool);
   svn_stringbuf_t *r0, *r1, *t1, *t0, *got;
   svn_fs_t *fs;
-  svn_fs_fs__data_t *ffd;
   svn_fs_fs__rep_t rep;
   apr_size_t i, l1_at;
   svn_checksum_t *md5;
@@ -780,15 +779,7 @@ test_crafted_chain(void **state)
   put_file(revs, "0", r0);
   put_file(revs, "1", r1);
 
-  fs = apr_pcalloc(pool, sizeof(*fs));
-  ffd = apr_pcalloc(pool, sizeof(*ffd));
-  fs->pool = pool;
-  fs->path = svn_dirent_join(dir, "db", pool);
-  fs->fsap_data = ffd;
-  ffd->format = 6;
-  ffd->max_files_per_dir = 1000;
-  ffd->youngest_rev_cache = 1;
-  svn_fs_fs__fsconf_defaults(ffd);
+  fs = open_fs(dir);
 
   memset(&rep, 0, sizeof(rep));
   rep.revision = 1;
