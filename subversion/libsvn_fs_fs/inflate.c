@@ -38,9 +38,9 @@ static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
    (inflate.h says why). */
 #define LIBDEFLATE_AFTER (4 * 1024 * 1024)
 
-/* FSFS7_INFLATE, read once: 0 default, 1 zlib only, 2 libdeflate at
-   once. */
-static int mode = -1;
+/* FSFS7_INFLATE, read once (read_mode): 0 default, 1 zlib only, 2
+   libdeflate at once. */
+static int mode;
 
 /* Bytes inflated so far, while below LIBDEFLATE_AFTER (a hint: threads
    add to it without ordering). */
@@ -66,11 +66,9 @@ find(void *fn, void *handle, const char *name)
 static void
 load_libdeflate(void)
 {
-  void *handle;
-
-  if (mode == 1)
-    return;
-  handle = dlopen("libdeflate.so.0", RTLD_NOW | RTLD_LOCAL);
+  /* Never reached with FSFS7_INFLATE=zlib: zlib_for_now() says so
+     first. */
+  void *handle = dlopen("libdeflate.so.0", RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL)
     return;
   find(&lib.alloc, handle, "libdeflate_alloc_decompressor");

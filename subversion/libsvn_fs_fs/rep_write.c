@@ -307,11 +307,7 @@ read_source_view(svn_filesize_t *sview_offset, svn_fs_fs__rep_writer_t *w,
       SVN_ERR(svn_stream_read_full(w->base, src->data + src->len, &len));
       src->len += len;
       if (len < want)
-        {
-          /* Ended: later windows get empty views. */
-          SVN_ERR(drop_base(w));
-          break;
-        }
+        break;    /* ended: dropped below, later windows get empty views */
       if (src->len < WINDOW_SIZE)
         grow(src, src->len + 1);
     }
@@ -357,11 +353,12 @@ flush_window(svn_fs_fs__rep_writer_t *w, const char *data, apr_size_t len)
           SVN_ERR(write_bytes(w, bytes.parts[i].data, bytes.parts[i].len));
           w->data_len += bytes.parts[i].len;
         }
-      /* Both were scratch space for the encoder: empty, whatever it left
-         in them (the window then takes the caller's next bytes). */
-      w->window->len = 0;
+      /* Scratch space for the encoder: empty, whatever it left there. */
       w->source->len = 0;
     }
+  /* The window was written (or was empty, DATA being the caller's
+     bytes): it takes the caller's next bytes. */
+  w->window->len = 0;
   return SVN_NO_ERROR;
 }
 
@@ -395,7 +392,6 @@ svn_fs_fs__rep_writer_write(svn_fs_fs__rep_writer_t *writer,
         {
           SVN_ERR(flush_window(writer, writer->window->data,
                                writer->window->len));
-          writer->window->len = 0;
         }
     }
   return SVN_NO_ERROR;

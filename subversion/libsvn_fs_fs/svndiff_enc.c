@@ -312,17 +312,15 @@ deflate_section(apr_size_t *got, svn_fs_fs__svndiff_encoder_t *e, char *dst,
   return SVN_NO_ERROR;
 }
 
-/* Compress the LEN bytes at RAW into DST (room for BOUND bytes) and set
-   *PACKED_LEN; 0 means "not worth it, store RAW" (SVNDIFF-7). */
+/* Compress the LEN bytes at RAW (a section store_section() found worth
+   trying) into DST (room for BOUND bytes) and set *PACKED_LEN; 0 means
+   "not shorter, store RAW" (SVNDIFF-7). */
 static svn_error_t *
 compress_section(apr_size_t *packed_len, svn_fs_fs__svndiff_encoder_t *e,
                  char *dst, apr_size_t bound, const char *raw,
-                 apr_size_t len, int version, int level, apr_size_t zlib_min)
+                 apr_size_t len, int version)
 {
   *packed_len = 0;
-  if (len == 0 || (version == 1 && (level == 0 || len < zlib_min)))
-    return SVN_NO_ERROR;
-
   if (version == 1)
     SVN_ERR(deflate_section(packed_len, e, dst, bound, raw, len));
   else
@@ -363,8 +361,7 @@ store_section(range_t *prefix, range_t *body, char *prefix_space,
          nothing. */
       svn_fs_fs__heapbuf_reserve(packed, bound);
       SVN_ERR(compress_section(&packed_len, e, packed->data, bound,
-                               raw->data, raw->len, version, level,
-                               zlib_min));
+                               raw->data, raw->len, version));
       packed->len = packed_len;
     }
   body->data = packed_len ? packed->data : raw->data;
