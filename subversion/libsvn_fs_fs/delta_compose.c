@@ -90,8 +90,6 @@ svn_fs_fs__dwin_produced(const svn_fs_fs__dwin_t *w)
   return last->tpos + last->length;
 }
 
-/* Can an op of KIND at OFFSET continue LAST (same bytes as two ops)?
-   New data is appended in order, so new ops always can. */
 /* ARRAY (*CAP elements of ELT_SIZE bytes, all in use) doubled on the
    heap, or made with FIRST elements; *CAP is updated. */
 static void *
@@ -102,6 +100,8 @@ grow_array(void *array, apr_size_t *cap, apr_size_t first,
   return svn_fs_fs__heap_realloc(array, *cap * elt_size);
 }
 
+/* Can an op of KIND at OFFSET continue LAST (same bytes as two ops)?
+   New data is appended in order, so new ops always can. */
 static svn_boolean_t
 continues(const svn_fs_fs__dop_t *last, int kind, apr_size_t offset)
 {
@@ -287,6 +287,11 @@ narrow_source(svn_fs_fs__dwin_t *w)
 {
   apr_size_t lo = w->sview_len, hi = 0, i;
 
+  if (w->src_ops == 0)
+    {
+      w->sview_len = 0;
+      return;
+    }
   for (i = 0; i < w->num_ops; i++)
     if (w->ops[i].kind == svn_fs_fs__dop_source)
       {
@@ -295,11 +300,6 @@ narrow_source(svn_fs_fs__dwin_t *w)
         if (w->ops[i].offset + w->ops[i].length > hi)
           hi = w->ops[i].offset + w->ops[i].length;
       }
-  if (w->src_ops == 0)
-    {
-      w->sview_len = 0;
-      return;
-    }
   for (i = 0; i < w->num_ops; i++)
     if (w->ops[i].kind == svn_fs_fs__dop_source)
       w->ops[i].offset -= lo;

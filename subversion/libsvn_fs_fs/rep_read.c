@@ -497,6 +497,15 @@ release_src(rep_src_t *src)
     src->released = TRUE;
 }
 
+/* Release every source of the chain from SRC down: their consumer is
+   done with them. */
+static void
+release_chain(rep_src_t *src)
+{
+  for (; src; src = src->base)
+    release_src(src);
+}
+
 /* R will not be read again (its text has ended or its stream was
    closed): free its heap memory now rather than with its pool.  A rep
    writer holds its base's reader until the new text ends, and the
@@ -506,11 +515,8 @@ release_src(rep_src_t *src)
 static void
 reader_release(reader_t *r)
 {
-  rep_src_t *src;
-
   /* Every buffer goes to the spares, and all of them to the heap. */
-  for (src = r->top; src; src = src->base)
-    release_src(src);
+  release_chain(r->top);
   if (r->spares)
     apr_array_clear(r->spares);
   free_blocks(r);
@@ -1050,15 +1056,6 @@ load_window(svn_fs_fs__svndiff_window_t *w, const char **body,
   return SVN_NO_ERROR;
 }
 
-/* Release every source of the chain from SRC down: their consumer is
-   done with them. */
-static void
-release_chain(rep_src_t *src)
-{
-  for (; src; src = src->base)
-    release_src(src);
-}
-
 /* Decode the window of DELTA source SRC that load_window() just loaded
    (W, sections at BODY, TOTAL bytes stored) into DW and move SRC past
    it.  SVNDIFF-5: a delta against the empty text has no source view. */
@@ -1488,7 +1485,6 @@ src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
             top->lend = NULL;
             SVN_ERR(err);
             done += top->lent;
-            top->lent = 0;
           }
       }
 
