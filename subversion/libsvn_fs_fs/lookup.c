@@ -321,6 +321,17 @@ cache_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
   return SVN_NO_ERROR;
 }
 
+/* TREE-2: an entry at CHILD_PATH is a file or a directory, nothing
+   else (KIND). */
+static svn_error_t *
+check_child_kind(const char *child_path, svn_node_kind_t kind)
+{
+  if (kind != svn_node_file && kind != svn_node_dir)
+    return svn_fs_fs__corrupt("TREE-2", child_path,
+                              "Node of unknown kind %d", (int)kind);
+  return SVN_NO_ERROR;
+}
+
 /* Read the node-rev of directory entry NAME of PARENT (at canonical
    PARENT_PATH) into ROOT's cache as CHILD_PATH (transaction roots: into
    TXN_POOL, uncached).  *NODEREV is NULL if the entry does not exist. */
@@ -345,9 +356,7 @@ read_child(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
   SVN_ERR(svn_fs_fs__get_noderev(&child, rd->fs,
                                  (const svn_fs_fs__id_t *)dirent->id,
                                  pool, scratch_pool));
-  if (child->kind != svn_node_file && child->kind != svn_node_dir)
-    return svn_fs_fs__corrupt("TREE-2", child_path,
-                              "Node of unknown kind %d", (int)child->kind);
+  SVN_ERR(check_child_kind(child_path, child->kind));
   cache_put(rd, child_path, child);
   *noderev = child;
   return SVN_NO_ERROR;
@@ -402,10 +411,7 @@ read_child_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
   SVN_ERR(svn_fs_fs__get_noderev_kind(kind, rd->fs,
                                       (const svn_fs_fs__id_t *)dirent->id,
                                       scratch_pool));
-  if (*kind != svn_node_file && *kind != svn_node_dir)
-    return svn_fs_fs__corrupt("TREE-2", child_path,
-                              "Node of unknown kind %d", (int)*kind);
-  return SVN_NO_ERROR;
+  return svn_error_trace(check_child_kind(child_path, *kind));
 }
 
 /* The error stock reports when a path component FILE_PATH is a file. */

@@ -123,19 +123,6 @@ verify_entry(apr_int64_t *count, svn_fs_root_t *root,
   return SVN_NO_ERROR;
 }
 
-/* The node-rev DIRENT names, in POOL (for its mergeinfo count). */
-static svn_error_t *
-entry_noderev(const svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
-              const svn_fs_dirent_t *dirent, apr_pool_t *pool)
-{
-  svn_fs_fs__noderev_t *kid;
-
-  SVN_ERR(svn_fs_fs__get_noderev(&kid, fs, SVN_FS_FS__ID(dirent->id),
-                                 pool, pool));
-  *noderev = kid;
-  return SVN_NO_ERROR;
-}
-
 /* The listing of PRED, a directory's predecessor (NULL: none), in *OLD
    and what its entries' mergeinfo counts add up to in *OLD_SUM; an empty
    listing and 0 without a predecessor or with one that is no directory
@@ -200,7 +187,7 @@ verify_dir(svn_fs_root_t *root, const svn_fs_fs__noderev_t *dir,
       const svn_fs_dirent_t *was = j < old->nelts
         ? APR_ARRAY_IDX(old, j, svn_fs_dirent_t *) : NULL;
       int cmp = !was ? -1 : !now ? 1 : strcmp(now->name, was->name);
-      const svn_fs_fs__noderev_t *gone = NULL;
+      svn_fs_fs__noderev_t *gone = NULL;
 
       svn_pool_clear(iterpool);
       if (cmp == 0 && now->kind == was->kind
@@ -212,7 +199,8 @@ verify_dir(svn_fs_root_t *root, const svn_fs_fs__noderev_t *dir,
         }
       if (cmp >= 0)
         {
-          SVN_ERR(entry_noderev(&gone, fs, was, iterpool));
+          SVN_ERR(svn_fs_fs__get_noderev(&gone, fs, SVN_FS_FS__ID(was->id),
+                                         iterpool, iterpool));
           count -= gone->mergeinfo_count;
           j++;
         }
