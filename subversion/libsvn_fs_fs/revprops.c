@@ -149,6 +149,11 @@ read_if_exists(svn_stringbuf_t **content, const char *path,
    stays within (MANIFEST_SLOTS + PACK_SLOTS) * this. */
 #define KEEP_LIMIT (256 * 1024)
 
+/* Bytes read_plain() expects of a revision's own revprop file when it
+   does not ask fstat(): author, date and a log message of ordinary
+   length fit, and a bigger file takes one read more per doubling. */
+#define PLAIN_GUESS 4095
+
 /* A file of a packed shard whose parsed content we keep.  Writers never
    change these files in place; they write a temp file and rename it over
    the old name (RPPACK-7).  So while the name still leads to the inode we
@@ -372,35 +377,78 @@ still_same_file(const held_file_t *held, apr_pool_t *scratch_pool)
   return finfo.inode == held->inode && finfo.device == held->device;
 }
 
-/* All of FILE from its start into *CONTENT, SIZE being its size as just
-   taken from fstat(): svn_stringbuf_from_aprfile() would ask again, one
-   more system call per revision of a whole-history 'svn log' (12,765 of
-   them on maven).  A file that grew meanwhile is still read whole. */
+/* All of FILE from its start into *CONTENT (RESULT_POOL), SIZE (> 0)
+   being what it is expected to hold: the size fstat() just gave, or a
+   guess.  Each read asks for one byte more than the room left, and a
+   read that comes back short is the end of the file (a regular file's
+   read is short only there), so a file no bigger than expected costs a
+   single read() -- svn_io_file_read_full2() would make a second one to
+   see the end, one more system call per revision of a whole-history
+   'svn log' (12,765 of them on maven).  A file that grew meanwhile is
+   still read whole. */
 static svn_error_t *
-read_to_end(svn_stringbuf_t **content, apr_file_t *file, apr_off_t size,
+read_to_end(svn_stringbuf_t **content, apr_file_t *file, apr_size_t size,
             apr_pool_t *result_pool)
 {
-  /* Room for one byte more than expected, so that reaching the end
-     costs a single short read. */
-  svn_stringbuf_t *text = svn_stringbuf_create_ensure(
-                            size > 0 ? (apr_size_t)size + 1 : 64,
-                            result_pool);
-  svn_boolean_t eof = FALSE;
+  svn_stringbuf_t *text = svn_stringbuf_create_ensure(size + 1, result_pool);
 
-  while (!eof)
+  while (TRUE)
     {
-      apr_size_t n;
+      apr_size_t asked = text->blocksize - 1 - text->len;
+      apr_size_t n = asked;
+      apr_status_t status = apr_file_read(file, text->data + text->len, &n);
 
-      SVN_ERR(svn_io_file_read_full2(file, text->data + text->len,
-                                     text->blocksize - 1 - text->len, &n,
-                                     &eof, result_pool));
+      if (status && !APR_STATUS_IS_EOF(status))
+        {
+          const char *name = NULL;
+
+          apr_file_name_get(&name, file);
+          return svn_error_wrap_apr(status, "Can't read file '%s'",
+                                    name ? svn_dirent_local_style(
+                                             name, result_pool) : "");
+        }
       text->len += n;
-      if (!eof)
-        svn_stringbuf_ensure(text, text->blocksize * 2);
+      if (status || n < asked)
+        break;
+      svn_stringbuf_ensure(text, text->blocksize * 2);
     }
   text->data[text->len] = '\0';
   *content = text;
   return SVN_NO_ERROR;
+}
+
+/* Open PATH for reading into *FILE (POOL); FALSE if it does not exist. */
+static svn_error_t *
+open_if_exists(svn_boolean_t *exists, apr_file_t **file, const char *path,
+               apr_pool_t *pool)
+{
+  svn_error_t *err = svn_io_file_open(file, path, APR_READ, APR_OS_DEFAULT,
+                                      pool);
+
+  *exists = !(err && APR_STATUS_IS_ENOENT(err->apr_err));
+  if (!*exists)
+    svn_error_clear(err);
+  else
+    SVN_ERR(err);
+  return SVN_NO_ERROR;
+}
+
+/* Read all of PATH into *CONTENT (SCRATCH_POOL) without holding it: one
+   open, one read for a file of up to GUESS bytes, one close, and no
+   fstat(); *CONTENT is NULL if PATH does not exist. */
+static svn_error_t *
+read_once(svn_stringbuf_t **content, const char *path, apr_size_t guess,
+          apr_pool_t *scratch_pool)
+{
+  apr_file_t *file;
+  svn_boolean_t exists;
+
+  *content = NULL;
+  SVN_ERR(open_if_exists(&exists, &file, path, scratch_pool));
+  if (!exists)
+    return SVN_NO_ERROR;
+  SVN_ERR(read_to_end(content, file, guess, scratch_pool));
+  return svn_error_trace(svn_io_file_close(file, scratch_pool));
 }
 
 /* Open PATH as SLOT's held file (in SLOT's pool, created on first use
@@ -411,19 +459,14 @@ hold_and_read(svn_stringbuf_t **content, slot_t *slot, svn_fs_t *fs,
               const char *path, apr_pool_t *scratch_pool)
 {
   apr_finfo_t finfo;
-  svn_error_t *err;
+  svn_boolean_t exists;
 
   if (slot->pool == NULL)
     slot->pool = svn_pool_create(fs->pool);
   *content = NULL;
-  err = svn_io_file_open(&slot->held.file, path, APR_READ, APR_OS_DEFAULT,
-                         slot->pool);
-  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
-    {
-      svn_error_clear(err);
-      return SVN_NO_ERROR;
-    }
-  SVN_ERR(err);
+  SVN_ERR(open_if_exists(&exists, &slot->held.file, path, slot->pool));
+  if (!exists)
+    return SVN_NO_ERROR;
   SVN_ERR(svn_io_file_info_get(&finfo, APR_FINFO_IDENT | APR_FINFO_SIZE
                                | APR_FINFO_MTIME, slot->held.file,
                                scratch_pool));
@@ -432,7 +475,9 @@ hold_and_read(svn_stringbuf_t **content, slot_t *slot, svn_fs_t *fs,
   slot->held.device = finfo.device;
   slot->held.size = finfo.size;
   slot->held.mtime = finfo.mtime;
-  return svn_error_trace(read_to_end(content, slot->held.file, finfo.size,
+  return svn_error_trace(read_to_end(content, slot->held.file,
+                                     finfo.size > 0 ? (apr_size_t)finfo.size
+                                                    : 64,
                                      scratch_pool));
 }
 
@@ -454,8 +499,11 @@ find_slot(svn_boolean_t *found, revprop_state_t *state, slot_t *table,
       if (SVN_IS_VALID_REVNUM(slot->shard_start) && matches(slot, baton))
         {
           slot->last_use = ++state->clock;
-          *found = still_same_file(&slot->held, scratch_pool);
-          if (!*found)
+          /* A mark left by read_plain() holds no file: no hit, but it
+             stays for the caller to see. */
+          *found = slot->held.file
+                   && still_same_file(&slot->held, scratch_pool);
+          if (!*found && slot->held.file)
             slot_clear(slot);
           return slot;
         }
@@ -754,10 +802,15 @@ plain_matches(const slot_t *slot, const void *baton)
 }
 
 /* The hash dump of REV from its own file, in RESULT_POOL, and *WHERE to
-   name it in parse errors; *DUMP NULL if the file is missing.  The bytes
-   of the last few files read stay in their slots with the file held open
-   (held_file_t), so a REFRESH read of the same revision costs one
-   stat(). */
+   name it in parse errors; *DUMP NULL if the file is missing.
+
+   A revision read for the first time lately is read and let go (open,
+   read, close: 'svn log' reads each revision once, and holding its file
+   would cost an fstat() per revision); its slot keeps only a mark.  Read
+   again while the mark stands (the REFRESH reads of 'svn list -v' ask
+   for the same few revisions over and over), the file is read once more
+   and held open (held_file_t) with its bytes, and from then on a read of
+   it costs one stat(). */
 static svn_error_t *
 read_plain(svn_string_t **dump, const char **where, svn_fs_t *fs,
            svn_revnum_t rev, apr_pool_t *result_pool,
@@ -772,8 +825,19 @@ read_plain(svn_string_t **dump, const char **where, svn_fs_t *fs,
 
   *dump = NULL;
   *where = svn_dirent_local_style(path, result_pool);
+  if (!found && slot->shard_start != rev)
+    {
+      SVN_ERR(read_once(&text, path, PLAIN_GUESS, scratch_pool));
+      if (text)
+        {
+          slot->shard_start = rev;
+          *dump = svn_string_ncreate(text->data, text->len, result_pool);
+        }
+      return SVN_NO_ERROR;
+    }
   if (!found)
     {
+      slot_clear(slot);
       SVN_ERR(hold_and_read(&text, slot, fs, path, scratch_pool));
       if (text == NULL)
         {

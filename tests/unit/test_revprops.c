@@ -321,11 +321,11 @@ edit_r9_in_place(const char *db, char from, char to, apr_time_t mtime,
 }
 
 /* REFRESH reads of an unpacked revision keep its file open and its bytes
-   (mod_dav_svn reads HEAD's revprops three times per PROPFIND): a stat()
-   decides whether the bytes are current.  An edit in place that keeps
-   size and mtime -- which no writer does -- is not noticed: proof of the
-   reuse.  One that changes the mtime is, and so is a change by another
-   svn_fs_t (a new file renamed over the old one). */
+   from its second read on (mod_dav_svn reads HEAD's revprops three times
+   per PROPFIND): a stat() decides whether the bytes are current.  An edit
+   in place that keeps size and mtime -- which no writer does -- is not
+   noticed: proof of the reuse.  One that changes the mtime is, and so is
+   a change by another svn_fs_t (a new file renamed over the old one). */
 static void
 test_refresh_reuses_plain(void **state)
 {
@@ -336,6 +336,7 @@ test_refresh_reuses_plain(void **state)
   apr_time_t old = apr_time_from_sec(946684800);   /* 2000-01-01 */
 
   assert_null(svn_io_set_file_affected_time(old, path, pool));
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "m9");
   assert_string_equal(revprop(fs, 9, "svn:log", pool), "m9");
   edit_r9_in_place(db, 'm', 'x', old, pool);
   assert_string_equal(revprop(fs, 9, "svn:log", pool), "m9");
@@ -351,6 +352,29 @@ test_refresh_reuses_plain(void **state)
   assert_string_equal(revprop(fs, 1, "svn:log", pool),
                       "first line\nsecond line\n\nEND\nK 3");
   assert_string_equal(revprop(fs, 9, "svn:log", pool), "nine");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
+/* The first read of an unpacked revision lets its file go ('svn log'
+   reads each revision once, and holding it would cost an fstat() per
+   revision): an edit in place that keeps size and mtime is seen by the
+   second read, which is the one that holds the file. */
+static void
+test_first_read_lets_go(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  const char *path = svn_dirent_join(db, "revprops/2/9", pool);
+  apr_time_t old = apr_time_from_sec(946684800);   /* 2000-01-01 */
+
+  assert_null(svn_io_set_file_affected_time(old, path, pool));
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "m9");
+  edit_r9_in_place(db, 'm', 'x', old, pool);
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "x9");
+  edit_r9_in_place(db, 'x', 'y', old, pool);
+  assert_string_equal(revprop(fs, 9, "svn:log", pool), "x9");
   assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
   svn_pool_destroy(pool);
 }
@@ -461,6 +485,7 @@ main(void)
     cmocka_unit_test(test_refresh_reuses_parse),
     cmocka_unit_test(test_refresh_sees_split),
     cmocka_unit_test(test_refresh_reuses_plain),
+    cmocka_unit_test(test_first_read_lets_go),
     cmocka_unit_test(test_damaged_neighbour),
     cmocka_unit_test(test_verify_revprops),
   };
