@@ -159,6 +159,11 @@ svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 apr_uint64_t
 svn_fs_fs__revfile_os_opens(svn_fs_t *fs);
 
+/* How many times FS has reopened a rev or pack file from a parked
+   descriptor instead of the disk (for tests and measurements). */
+apr_uint64_t
+svn_fs_fs__revfile_unparks(svn_fs_t *fs);
+
 /* Bytes of read-block buffers FS's open-file set has allocated so far
    (they are reused, never freed before the svn_fs_t; for tests). */
 apr_size_t

@@ -989,8 +989,56 @@ test_chain_bottom_stays_open(void **state)
       CHECK(svn_fs_fs__revfile_read(&byte, 1, file, 2999));
       svn_pool_clear(chain_pool);
     }
-  /* 33 chain files once each, r0 once. */
+  /* 33 chain files once each, r0 once, and r0 stayed in the set
+     rather than coming back from the parked descriptors. */
   assert_int_equal(svn_fs_fs__revfile_os_opens(fs), 34);
+  assert_int_equal(svn_fs_fs__revfile_unparks(fs), 0);
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
+/* Descriptors this process has open. */
+static int
+open_descriptors(void)
+{
+  apr_hash_t *entries;
+
+  CHECK(svn_io_get_dirents3(&entries, "/proc/self/fd", TRUE, pool, pool));
+  return (int)apr_hash_count(entries);
+}
+
+/* Files pushed out of the set's idle ones keep their descriptors
+   (parked): opening one of them again costs no open() and reads what it
+   read before, with its size; the descriptors go with the svn_fs_t. */
+static void
+test_evicted_files_park(void **state)
+{
+  const char *dir = make_plain_revs("fsfs7-test-revfile-park", 30,
+                                    small_size);
+  apr_pool_t *fs_pool = svn_pool_create(pool);
+  int before = open_descriptors();
+  svn_fs_t *fs = make_fs(dir, FALSE, fs_pool);
+  int round, r;
+
+  for (round = 0; round < 2; round++)
+    for (r = 0; r < 30; r++)
+      {
+        svn_fs_fs__revfile_t *file;
+        unsigned char byte;
+
+        CHECK(svn_fs_fs__revfile_open(&file, fs, r, pool, pool));
+        assert_int_equal(file->file_size, small_size(r));
+        CHECK(svn_fs_fs__revfile_read(&byte, 1, file, 1000));
+        assert_int_equal(byte, (unsigned char)((1000 * 2654435761u
+                                                + (apr_size_t)r) >> 11));
+        CHECK(svn_fs_fs__revfile_close(file));
+      }
+  /* The second round found every file parked: each was pushed out of
+     the idle ones before its turn came again. */
+  assert_int_equal(svn_fs_fs__revfile_os_opens(fs), 30);
+  assert_int_equal(svn_fs_fs__revfile_unparks(fs), 30);
+  assert_true(open_descriptors() > before + 20);
+  svn_pool_destroy(fs_pool);
+  assert_int_equal(open_descriptors(), before);
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
@@ -1056,6 +1104,7 @@ main(void)
     cmocka_unit_test(test_large_reads_bypass_blocks),
     cmocka_unit_test(test_read_block_cap),
     cmocka_unit_test(test_chain_bottom_stays_open),
+    cmocka_unit_test(test_evicted_files_park),
     cmocka_unit_test(test_probed_sizes),
     cmocka_unit_test(test_rev_blocks_budget),
     cmocka_unit_test(test_pack_blocks_grow_on_reuse),
