@@ -45,33 +45,33 @@ svn_fs_fs__scan_decimal(apr_uint64_t *value, const char *s, apr_size_t len,
   return TRUE;
 }
 
-/* Value of hex digit C (either case), or -1. */
-static int
-hex_digit(char c)
+/* One more than the value of each hex digit (either case), 0 for every
+   other byte: a table lookup per digit instead of three range tests.
+   Every node-rev of a file names two digests (72 digits) and every rev
+   file footer two more; the tests took 2.3 % of an export. */
+static const unsigned char hex_value[256] =
 {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
+  ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+  ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+  ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+  ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16
+};
 
 svn_boolean_t
 svn_fs_fs__scan_hex(unsigned char *bytes, const char *s, apr_size_t len)
 {
+  const unsigned char *u = (const unsigned char *)s;
   apr_size_t i;
 
   if (len % 2)
     return FALSE;
   for (i = 0; i < len; i += 2)
     {
-      int hi = hex_digit(s[i]), lo = hex_digit(s[i + 1]);
+      int hi = hex_value[u[i]], lo = hex_value[u[i + 1]];
 
-      if (hi < 0 || lo < 0)
+      if (hi == 0 || lo == 0)
         return FALSE;
-      bytes[i / 2] = (unsigned char)(hi * 16 + lo);
+      bytes[i / 2] = (unsigned char)((hi - 1) * 16 + lo - 1);
     }
   return TRUE;
 }

@@ -147,6 +147,8 @@ test_hex(void **state)
   assert_false(svn_fs_fs__scan_hex(bytes, ":0", 2));    /* after '9' */
   assert_false(svn_fs_fs__scan_hex(bytes, "@0", 2));    /* before 'A' */
   assert_false(svn_fs_fs__scan_hex(bytes, "`0", 2));    /* before 'a' */
+  assert_false(svn_fs_fs__scan_hex(bytes, "0\xb0", 2)); /* high bytes  */
+  assert_false(svn_fs_fs__scan_hex(bytes, "\xe6" "1", 2));
   assert_false(svn_fs_fs__scan_hex(bytes, "G0", 2));
 }
 
