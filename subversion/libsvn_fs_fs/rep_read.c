@@ -238,10 +238,13 @@ struct reader_t
      LARGE_FULLTEXT, become the fs's recent text) once read. */
   svn_boolean_t cachable;
 
-  /* Copy of the fulltext for the fulltext cache, or NULL; a text over
-     LARGE_FULLTEXT is collected into LARGE instead, which becomes the
-     fs's recent text when the read is complete (start_collecting). */
-  svn_stringbuf_t *collect;
+  /* Copy of the fulltext for the fulltext cache (COLLECT_LEN of room for
+     COLLECT_CAP bytes and a NUL, one of R's heap buffers), or NULL; a
+     text over LARGE_FULLTEXT is collected into LARGE instead, which
+     becomes the fs's recent text when the read is complete
+     (start_collecting). */
+  char *collect;
+  apr_size_t collect_len, collect_cap;
   struct large_text_t *large;
 };
 
@@ -520,6 +523,7 @@ reader_release(reader_t *r)
   if (r->spares)
     apr_array_clear(r->spares);
   free_blocks(r);
+  r->collect = NULL;
   if (r->bufs)
     svn_fs_fs__svndiff_buffers_free(r->bufs);
 }
@@ -1560,7 +1564,9 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
 
 /* Let R, which reads in pieces, collect a copy of its fulltext as it
    goes, if that may be cached.  (svn_fs_fs__rep_contents has the whole
-   text anyway and caches that.) */
+   text anyway and caches that.)  The copy is on the heap and goes when
+   the read ends: in the caller's pool it stayed until that pool went,
+   and a dump's per-node pools held ~1 MB of such copies at its peak. */
 static void
 start_collecting(reader_t *r)
 {
@@ -1573,8 +1579,11 @@ start_collecting(reader_t *r)
                                 apr_pool_cleanup_null);
     }
   else
-    r->collect = svn_stringbuf_create_ensure(
-                   buffer_capacity((apr_size_t)r->expected_len), r->pool);
+    {
+      r->collect_cap = (apr_size_t)r->expected_len;
+      r->collect_len = 0;
+      r->collect = new_buffer(r, r->collect_cap + 1);
+    }
 }
 
 /* Compare DIGEST of KIND with the ACTUAL one computed for R. */
@@ -1646,8 +1655,17 @@ reader_finish(reader_t *r)
           SVN_ERR(check_digest(r, svn_checksum_sha1, r->rep.sha1_digest,
                                digest));
         }
-      if (r->collect && r->collect->len == (apr_size_t)r->pos)
-        SVN_ERR(cache_fulltext(r, r->collect));
+      if (r->collect && r->collect_len == (apr_size_t)r->pos)
+        {
+          svn_stringbuf_t text;
+
+          r->collect[r->collect_len] = '\0';
+          text.pool = r->pool;
+          text.data = r->collect;
+          text.len = r->collect_len;
+          text.blocksize = r->collect_cap + 1;
+          SVN_ERR(cache_fulltext(r, &text));
+        }
       if (r->large && r->large->len == (apr_size_t)r->pos)
         {
           install_large_text(r->fs, r->rep.revision, r->rep.item_index,
@@ -1681,10 +1699,17 @@ reader_read(reader_t *r, char *buf, apr_size_t *len,
     }
   if (r->collect && collect)
     {
-      if (r->collect->len + *len > FULLTEXT_CACHE_LIMIT)
-        r->collect = NULL;
+      /* Longer than recorded: the read fails its length check anyway. */
+      if (r->collect_len + *len > r->collect_cap)
+        {
+          free_buffer(r, r->collect);
+          r->collect = NULL;
+        }
       else
-        svn_stringbuf_appendbytes(r->collect, buf, *len);
+        {
+          memcpy(r->collect + r->collect_len, buf, *len);
+          r->collect_len += *len;
+        }
     }
   if (r->large && collect)
     {

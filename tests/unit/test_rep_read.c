@@ -506,6 +506,40 @@ test_fulltext_cache(void **state)
   assert_true(hits > 0);
 }
 
+/* A streamed read with a fulltext cache collects a copy of the text for
+   the cache in a heap buffer that goes when the text ends (in the
+   caller's pool it stayed until that pool went): after each first read
+   no read memory is live, and the texts are in the cache. */
+static void
+test_collected_copy_released(void **state)
+{
+  const char *repo = APR_ARRAY_IDX(repos, 0, const char *);
+  svn_fs_t *fs = open_fs(repo);
+  svn_membuffer_t *membuffer;
+  apr_array_header_t *reps = find_reps(fs);
+  svn_stringbuf_t *processed = svn_stringbuf_create_empty(pool);
+  int i, hits = 0;
+
+  check(svn_cache__membuffer_cache_create(&membuffer, 16 * 1024 * 1024, 0, 0,
+                                          TRUE, TRUE, pool), "membuffer");
+  check(svn_fs_fs__reps_init_caches(fs, membuffer, "test-collect:", pool,
+                                    pool), "init caches");
+  for (i = 0; i < reps->nelts; i++)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
+      svn_boolean_t success;
+
+      svn_fs_fs__rep_read_memory_peak(TRUE);
+      read_streamed(fs, rep, pool);
+      assert_int_equal(svn_fs_fs__rep_read_memory_live(), 0);
+      svn_fs_fs__rep_read_memory_peak(FALSE);
+      check(svn_fs_fs__rep_try_process(&success, fs, rep, copy_processor,
+                                       processed, pool), "try");
+      hits += success;
+    }
+  assert_true(hits > 0);
+}
+
 /* Large texts (over 256 kB: big.txt) stay out of the membuffer and are
    kept one at a time beside the fs (rep_read.c, LARGE_FULLTEXT): after a
    read, try_process finds small texts in the cache but not large ones,
@@ -984,6 +1018,8 @@ main(int argc, char **argv)
     cmocka_unit_test(test_crafted_chain),
     cmocka_unit_test(test_read_releases_buffers),
     cmocka_unit_test(test_read_lends_buffer),
+    /* Last: it leaves reads of other tests measured. */
+    cmocka_unit_test(test_collected_copy_released),
   };
   const char *made = NULL;
   int i, failed;
