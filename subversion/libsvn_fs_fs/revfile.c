@@ -115,11 +115,13 @@
    up to 8 MiB of them, 12 MB of peak RSS above stock's on a packed
    maven dump.  Now block buffers belong to the set, go back to it when
    their file is closed, and past this budget a new block takes the
-   least recently used one of any file.  1 MiB rather than 2: on packed
-   full maven (format 8) dump and verify take the same CPU with either
-   (3.24 and 3.95 s; verify -M 1024 3.77 vs 3.88), and 1 MiB takes 0.8-1.5
-   MB off their peak RSS. */
-#define SET_BLOCK_BYTES (1024 * 1024)
+   least recently used one of any file.  512 kB rather than 2 MiB: on
+   packed full maven (format 8) dump and verify take the same CPU with
+   either (1 MiB: 3.24 and 3.95 s, 2 MiB 3.23 and 3.95; verify -M 1024
+   3.77 vs 3.88), and each halving took 0.5-1.5 MB off their peak RSS
+   (512 kB, 3 runs: dump 3.55 s vs 3.60, 30.0-31.7 MB vs 31.5-33.0;
+   verify 4.12 vs 4.06 s, 34.0-35.7 MB vs 34.7-36.1). */
+#define SET_BLOCK_BYTES (512 * 1024)
 #define SET_MIN_BLOCKS 8
 
 /* ... but the set starts at this budget and only grows towards

@@ -570,10 +570,10 @@ read_block_k(svn_fs_fs__revfile_t *file, const unsigned char *bytes,
 }
 
 /* Pack file blocks start from a 256 kB budget and the set only grows
-   towards 1 MB when blocks come back soon after they were pushed out: a
+   towards 512 kB when blocks come back soon after they were pushed out: a
    scan that reads 256 blocks once each stays at 256 kB, a working set of
-   48 blocks read round and round then grows the budget, but never past
-   1 MB, not even for a working set of 96 blocks (1.5 MB). */
+   24 blocks read round and round then grows the budget, but never past
+   512 kB, not even for a working set of 96 blocks (1.5 MB). */
 static void
 test_pack_blocks_grow_on_reuse(void **state)
 {
@@ -591,12 +591,12 @@ test_pack_blocks_grow_on_reuse(void **state)
   for (k = 0; k < 256; k++)
     read_block_k(file, bytes, k);
   assert_int_equal(svn_fs_fs__revfile_set_block_bytes(fs), 256 * 1024);
-  for (k = 0; k < 10 * 48; k++)
-    read_block_k(file, bytes, k % 48);
+  for (k = 0; k < 10 * 24; k++)
+    read_block_k(file, bytes, k % 24);
   assert_true(svn_fs_fs__revfile_set_block_bytes(fs) > 256 * 1024);
   for (k = 0; k < 20 * 96; k++)
     read_block_k(file, bytes, k % 96);
-  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 1024 * 1024);
+  assert_true(svn_fs_fs__revfile_set_block_bytes(fs) <= 512 * 1024);
   CHECK(svn_fs_fs__revfile_close(file));
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
