@@ -55,9 +55,11 @@
 #include "svn_pools.h"
 #include "svn_checksum.h"
 #include "private/svn_cache.h"
+#include "private/svn_subr_private.h"
 
 #include "caching.h"
 #include "corrupt.h"
+#include "id.h"
 #include "index.h"
 #include "revfile.h"
 #include "rep_header.h"
@@ -86,6 +88,12 @@
    slower with the larger cache than with the default one.  A single
    reused buffer answers the second request without them. */
 #define LARGE_FULLTEXT (256 * 1024)
+
+/* Shortest fulltext whose MD5 a read tries to replace by the item
+   checksums of its chain (REP-9, prove_text()).  Below it hashing the
+   text costs less than the index lookups the proof takes: APR's MD5
+   runs at ~0.8 GB/s here, 64 kB in ~80 us. */
+#define PROOF_MIN_LEN (64 * 1024)
 
 /* Longest delta chain we follow before calling the data corrupt (REP-6).
    Reading recurses once per link, so this also bounds the stack (a few
@@ -117,6 +125,14 @@ struct rep_src_t
   apr_off_t data_start;         /* absolute offset of the first data byte */
   svn_filesize_t data_len;      /* REP-3: stored length without header */
   svn_fs_fs__rep_header_t header;
+
+  /* REP-9: the modified FNV-1a (P2L-7) of the whole item -- header, data
+     and trailer, ITEM_LEN bytes at ITEM_OFFSET -- when the reader tries
+     a proof and the prefetch held all of it (FNV_VALID). */
+  svn_boolean_t fnv_valid;
+  apr_uint32_t fnv;
+  apr_off_t item_offset;
+  apr_off_t item_len;
 
   /* SRC_MEMORY: the whole fulltext. */
   const char *text;
@@ -190,6 +206,9 @@ typedef struct heap_block_t
 static svn_boolean_t measuring;
 static apr_size_t memory_live, memory_peak;
 
+/* svn_fs_fs__rep_md5_proofs(): reads whose MD5 REP-9 made unnecessary. */
+static volatile apr_uint32_t md5_proofs;
+
 /* State of one fulltext read. */
 struct reader_t
 {
@@ -229,6 +248,12 @@ struct reader_t
      texts served from the cache, which were checked before going in. */
   svn_boolean_t verify;
   svn_filesize_t expected_len;
+
+  /* REP-9: whether the sources checksum their items as they are opened
+     (TRY_PROOF), and whether the MD5 is computed (CHECK_MD5; off when the
+     item checksums proved the text, see prove_text()). */
+  svn_boolean_t try_proof;
+  svn_boolean_t check_md5;
   apr_md5_ctx_t md5;
   apr_sha1_ctx_t sha1;
   svn_boolean_t check_sha1;
@@ -612,6 +637,24 @@ prefetch(apr_size_t *len, rep_src_t *src, apr_off_t offset,
   return SVN_NO_ERROR;
 }
 
+/* REP-9: if the LEN bytes prefetched at OFFSET into SRC's input buffer
+   hold SRC's whole item (header, data, trailer), note the item's
+   modified FNV-1a for prove_text().  Items that did not fit are not
+   read a second time for it: they leave the text to the MD5. */
+static void
+note_item_fnv(rep_src_t *src, apr_off_t offset, apr_size_t len)
+{
+  svn_filesize_t item_len = (svn_filesize_t)src->header.header_size
+                            + src->data_len + SVN_FS_FS__REP_TRAILER_LEN;
+
+  if (item_len > (svn_filesize_t)len)
+    return;
+  src->item_offset = offset;
+  src->item_len = (apr_off_t)item_len;
+  src->fnv = svn__fnv1a_32x4(src->own_in, (apr_size_t)item_len);
+  src->fnv_valid = TRUE;
+}
+
 /* Open the representation (REV, ITEM) -- or item ITEM of transaction
    TXN_ID when that is not NULL -- whose data is SIZE bytes long: read
    its header (REP-1 .. REP-4) together with up to PREFETCH_SIZE bytes of
@@ -667,6 +710,8 @@ src_open(rep_src_t **result, reader_t *r, svn_revnum_t rev,
                              " %" SVN_FILESIZE_T_FMT "'", rev, item, size);
 
   src->data_start = offset + src->header.header_size;
+  if (r->try_proof && !txn_id)
+    note_item_fnv(src, offset, len);
   src->in = data + src->header.header_size;
   src->in_len = len - src->header.header_size;
   src->kind = src->header.kind == svn_fs_fs__rep_plain ? SRC_PLAIN
@@ -1500,13 +1545,109 @@ src_read(char *buf, apr_size_t *len, rep_src_t *top, svn_filesize_t pos)
 /* ------------------------------------------------------------------ */
 /* Reading a whole representation                                      */
 
+/* The P2L entry at OFFSET of FILE if it is item ITEM of REV, else NULL
+   (in POOL).  An index that cannot be read gives NULL too: its damage is
+   for the reads that need the index to tell. */
+static svn_fs_fs__p2l_entry_t *
+entry_of_item(reader_t *r, svn_fs_fs__revfile_t *file, svn_revnum_t rev,
+              apr_uint64_t item, apr_off_t offset, apr_pool_t *pool)
+{
+  svn_fs_fs__p2l_entry_t *e;
+  svn_error_t *err = svn_fs_fs__p2l_entry_lookup(&e, r->fs, file, rev,
+                                                 offset, pool, pool);
+
+  if (err)
+    {
+      svn_error_clear(err);
+      return NULL;
+    }
+  return e && e->revision == rev && e->item_index == item ? e : NULL;
+}
+
+/* Largest node-rev item prove_text() checksums; real ones are a few
+   hundred bytes. */
+#define NODEREV_PROOF_MAX (64 * 1024)
+
+/* Whether the on-disk item of node-rev OWNER (committed) has the
+   checksum its P2L entry records; FALSE also when that cannot be read. */
+static svn_error_t *
+owner_agrees(svn_boolean_t *agrees, reader_t *r,
+             const svn_fs_fs__id_t *owner, apr_pool_t *pool)
+{
+  svn_revnum_t rev = owner->rev_item.revision;
+  apr_uint64_t item = owner->rev_item.number;
+  svn_fs_fs__revfile_t *file;
+  svn_fs_fs__p2l_entry_t *e;
+  apr_off_t offset;
+  apr_uint32_t fnv;
+  svn_error_t *err;
+
+  *agrees = FALSE;
+  err = open_file(&file, r, rev);
+  if (!err)
+    err = svn_fs_fs__item_offset(&offset, r->fs, file, rev, item, pool);
+  if (err)
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  e = entry_of_item(r, file, rev, item, offset, pool);
+  if (!e || e->type != SVN_FS_FS__ITEM_TYPE_NODEREV
+      || e->size > NODEREV_PROOF_MAX)
+    return SVN_NO_ERROR;
+  err = svn_fs_fs__item_fnv(&fnv, file, e->offset, e->size, pool);
+  if (err)
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  *agrees = fnv == e->fnv1_checksum;
+  return SVN_NO_ERROR;
+}
+
+/* REP-9: may R, whose chain is open, leave out the MD5 of its text?
+   Only when every byte the text is made of is covered by a checksum
+   that holds: each link read from disk is an item whose modified
+   FNV-1a (noted as it was opened) is the one its P2L entry records,
+   each cached link was checked before it went into the cache, and the
+   node-rev OWNER, which records the MD5, the length and the reference
+   to the text, is such an item too.  Anything short of that -- an item
+   larger than its prefetch, an index entry that is missing, damaged or
+   different -- is no proof and leaves the verdict to the MD5, as
+   before; a proof can thus never refuse a text the MD5 would pass. */
+static svn_error_t *
+prove_text(svn_boolean_t *proven, reader_t *r, const svn_fs_fs__id_t *owner)
+{
+  apr_pool_t *pool = svn_pool_create(r->pool);
+  rep_src_t *src;
+
+  *proven = FALSE;
+  for (src = r->top; src && src->kind != SRC_MEMORY; src = src->base)
+    {
+      svn_fs_fs__p2l_entry_t *e;
+
+      if (!src->fnv_valid)
+        break;
+      e = entry_of_item(r, src->file, src->revision, src->item_index,
+                        src->item_offset, pool);
+      if (!e || e->size != src->item_len || e->fnv1_checksum != src->fnv)
+        break;
+    }
+  if (!src || src->kind == SRC_MEMORY)
+    SVN_ERR(owner_agrees(proven, r, owner, pool));
+  svn_pool_destroy(pool);
+  return SVN_NO_ERROR;
+}
+
 /* Start reading REP of FS in POOL: use the cached fulltext when there is
    one and LOOKUP_CACHE is set, otherwise open the delta chain and prepare
-   verification; FULL_CHECK adds the SHA1 (REP-7). */
+   verification; FULL_CHECK adds the SHA1 (REP-7).  OWNER, if not NULL,
+   is the committed node-rev whose text REP is: then a long text may be
+   proved by item checksums instead of its MD5 (REP-9). */
 static svn_error_t *
 reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
-              svn_boolean_t lookup_cache, svn_boolean_t full_check,
-              apr_pool_t *pool)
+              const svn_fs_fs__id_t *owner, svn_boolean_t lookup_cache,
+              svn_boolean_t full_check, apr_pool_t *pool)
 {
   reader_t *r = apr_pcalloc(pool, sizeof(*r));
   svn_cache__t *cache = SVN_FS_FS__DATA(fs)->fulltext_cache;
@@ -1537,10 +1678,23 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
         return SVN_NO_ERROR;
     }
 
+  r->try_proof = owner && !full_check && !rep->in_txn
+                 && SVN_IS_VALID_REVNUM(svn_fs_fs__id_rev(owner))
+                 && rep->expanded_size >= PROOF_MIN_LEN
+                 && svn_fs_fs__use_log_addressing(fs);
   SVN_ERR(open_chain(&r->top, r, rep->revision, rep->item_index,
                      rep->in_txn ? &r->rep.txn_id : NULL, rep->size));
   r->verify = TRUE;
-  apr_md5_init(&r->md5);
+  r->check_md5 = TRUE;
+  if (r->try_proof)
+    {
+      svn_boolean_t proven;
+
+      SVN_ERR(prove_text(&proven, r, owner));
+      r->check_md5 = !proven;
+    }
+  if (r->check_md5)
+    apr_md5_init(&r->md5);
 
   /* REP-7: a zero expanded size means "same as the stored size" for
      PLAIN data; for deltas it is only trustworthy via the checksum. */
@@ -1647,8 +1801,14 @@ reader_finish(reader_t *r)
                                   SVN_FILESIZE_T_FMT " bytes instead of "
                                   "the recorded %" SVN_FILESIZE_T_FMT,
                                   r->pos, r->expected_len);
-      apr_md5_final(digest, &r->md5);
-      SVN_ERR(check_digest(r, svn_checksum_md5, r->rep.md5_digest, digest));
+      if (r->check_md5)
+        {
+          apr_md5_final(digest, &r->md5);
+          SVN_ERR(check_digest(r, svn_checksum_md5, r->rep.md5_digest,
+                               digest));
+        }
+      else
+        apr_atomic_inc32(&md5_proofs);
       if (r->check_sha1)
         {
           apr_sha1_final(digest, &r->sha1);
@@ -1693,7 +1853,8 @@ reader_read(reader_t *r, char *buf, apr_size_t *len,
   SVN_ERR(src_read(buf, len, r->top, r->pos));
   if (r->verify)
     {
-      apr_md5_update(&r->md5, buf, *len);
+      if (r->check_md5)
+        apr_md5_update(&r->md5, buf, *len);
       if (r->check_sha1)
         apr_sha1_update(&r->sha1, buf, (unsigned int)*len);
     }
@@ -1754,10 +1915,11 @@ stream_close(void *baton)
   return svn_error_trace(close_files(baton));
 }
 
-svn_error_t *
-svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
-                               const svn_fs_fs__rep_t *rep,
-                               apr_pool_t *result_pool)
+/* svn_fs_fs__node_text_stream() with OWNER NULL allowed (no proof). */
+static svn_error_t *
+open_stream(svn_stream_t **contents, svn_fs_t *fs,
+            const svn_fs_fs__rep_t *rep, const svn_fs_fs__id_t *owner,
+            apr_pool_t *result_pool)
 {
   reader_t *r;
 
@@ -1766,12 +1928,36 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
       *contents = svn_stream_empty(result_pool);
       return SVN_NO_ERROR;
     }
-  SVN_ERR(reader_create(&r, fs, rep, TRUE, FALSE, result_pool));
+  SVN_ERR(reader_create(&r, fs, rep, owner, TRUE, FALSE, result_pool));
   start_collecting(r);
   *contents = svn_stream_create(r, result_pool);
   svn_stream_set_read2(*contents, stream_read, stream_read);
   svn_stream_set_close(*contents, stream_close);
   return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
+                               const svn_fs_fs__rep_t *rep,
+                               apr_pool_t *result_pool)
+{
+  return svn_error_trace(open_stream(contents, fs, rep, NULL, result_pool));
+}
+
+svn_error_t *
+svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
+                            const svn_fs_fs__rep_t *rep,
+                            const svn_fs_fs__id_t *owner,
+                            apr_pool_t *result_pool)
+{
+  return svn_error_trace(open_stream(contents, fs, rep, owner,
+                                     result_pool));
+}
+
+apr_uint32_t
+svn_fs_fs__rep_md5_proofs(void)
+{
+  return apr_atomic_read32(&md5_proofs);
 }
 
 svn_error_t *
@@ -1798,7 +1984,7 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
 
   pool = svn_pool_create(scratch_pool);
   /* The cache was consulted above. */
-  SVN_ERR(reader_create(&r, fs, rep, FALSE, FALSE, pool));
+  SVN_ERR(reader_create(&r, fs, rep, NULL, FALSE, FALSE, pool));
   /* The recorded length may be damaged: never trust it for more than
      CONTENTS_CHUNK bytes of memory ahead of the data really read. */
   text = svn_stringbuf_create_ensure(
@@ -1839,7 +2025,7 @@ svn_fs_fs__rep_verify(svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
     return SVN_NO_ERROR;
   pool = svn_pool_create(scratch_pool);
   buf = apr_palloc(pool, PREFETCH_SIZE);
-  SVN_ERR(reader_create(&r, fs, rep, FALSE, TRUE, pool));
+  SVN_ERR(reader_create(&r, fs, rep, NULL, FALSE, TRUE, pool));
   start_collecting(r);
   while (!r->finished)
     {
@@ -1939,11 +2125,13 @@ open_stored_delta(rep_src_t **src, reader_t *r,
   return SVN_NO_ERROR;
 }
 
-svn_error_t *
-svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
-                            const svn_fs_fs__rep_t *source,
-                            const svn_fs_fs__rep_t *target,
-                            apr_pool_t *pool)
+/* svn_fs_fs__node_delta_stream() with owners NULL allowed (no proof). */
+static svn_error_t *
+open_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
+                  const svn_fs_fs__rep_t *source,
+                  const svn_fs_fs__id_t *source_owner,
+                  const svn_fs_fs__rep_t *target,
+                  const svn_fs_fs__id_t *target_owner, apr_pool_t *pool)
 {
   delta_baton_t *b = apr_pcalloc(pool, sizeof(*b));
   svn_stream_t *source_stream, *target_stream;
@@ -1969,8 +2157,8 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
     }
 
   /* General case: compute the delta between the two fulltexts. */
-  SVN_ERR(svn_fs_fs__rep_contents_stream(&source_stream, fs, source, pool));
-  SVN_ERR(svn_fs_fs__rep_contents_stream(&target_stream, fs, target, pool));
+  SVN_ERR(open_stream(&source_stream, fs, source, source_owner, pool));
+  SVN_ERR(open_stream(&target_stream, fs, target, target_owner, pool));
   svn_txdelta2(&b->inner, source_stream, target_stream, target == NULL,
                pool);
   if (target == NULL)
@@ -1981,6 +2169,28 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
   *stream = svn_txdelta_stream_create(b, computed_next_window, delta_md5,
                                       pool);
   return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
+                            const svn_fs_fs__rep_t *source,
+                            const svn_fs_fs__rep_t *target,
+                            apr_pool_t *pool)
+{
+  return svn_error_trace(open_delta_stream(stream, fs, source, NULL, target,
+                                           NULL, pool));
+}
+
+svn_error_t *
+svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
+                             const svn_fs_fs__rep_t *source,
+                             const svn_fs_fs__id_t *source_owner,
+                             const svn_fs_fs__rep_t *target,
+                             const svn_fs_fs__id_t *target_owner,
+                             apr_pool_t *pool)
+{
+  return svn_error_trace(open_delta_stream(stream, fs, source, source_owner,
+                                           target, target_owner, pool));
 }
 
 

@@ -25,6 +25,22 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
                                const svn_fs_fs__rep_t *rep,
                                apr_pool_t *result_pool);
 
+/* The same for REP, the text of the node-rev OWNER.  Naming the node-rev
+   lets a long text of a logically addressed repository be checked by the
+   item checksums of the P2L index instead of its MD5, which costs a
+   fraction of it; when those checksums cannot prove the text, the MD5
+   is checked as above (doc/format/representations.md, REP-9). */
+svn_error_t *
+svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
+                            const svn_fs_fs__rep_t *rep,
+                            const svn_fs_fs__id_t *owner,
+                            apr_pool_t *result_pool);
+
+/* For tests and measurements: reads of the process so far whose MD5
+   REP-9's item checksums made unnecessary. */
+apr_uint32_t
+svn_fs_fs__rep_md5_proofs(void);
+
 /* The whole fulltext of REP (NULL rep: empty) in RESULT_POOL, checked as
    above.  Meant for directories, property lists and small files. */
 svn_error_t *
@@ -47,6 +63,17 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                             const svn_fs_fs__rep_t *source,
                             const svn_fs_fs__rep_t *target,
                             apr_pool_t *pool);
+
+/* The same for the texts of the node-revs SOURCE_OWNER (NULL: none) and
+   TARGET_OWNER, so that their reads may be proved as for
+   svn_fs_fs__node_text_stream(). */
+svn_error_t *
+svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
+                             const svn_fs_fs__rep_t *source,
+                             const svn_fs_fs__id_t *source_owner,
+                             const svn_fs_fs__rep_t *target,
+                             const svn_fs_fs__id_t *target_owner,
+                             apr_pool_t *pool);
 
 /* If REP's fulltext is in the cache, hand it to PROCESSOR and set
    *SUCCESS; otherwise set *SUCCESS to FALSE and do nothing. */

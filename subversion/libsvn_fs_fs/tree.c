@@ -423,9 +423,10 @@ root_file_contents(svn_stream_t **contents, svn_fs_root_t *root,
 
   SVN_ERR(lookup_file(&noderev, root, path, "get textual contents of",
                       pool));
-  return svn_error_trace(svn_fs_fs__rep_contents_stream(
+  return svn_error_trace(svn_fs_fs__node_text_stream(
                            contents, root->fs,
-                           rep_dup(noderev->data_rep, pool), pool));
+                           rep_dup(noderev->data_rep, pool),
+                           svn_fs_fs__id_copy(noderev->id, pool), pool));
 }
 
 static svn_error_t *
@@ -457,10 +458,13 @@ root_get_file_delta_stream(svn_txdelta_stream_t **stream_p,
                         "get textual contents of", pool));
   SVN_ERR(lookup_file(&target, target_root, target_path,
                       "get textual contents of", pool));
-  return svn_error_trace(svn_fs_fs__rep_delta_stream(
+  return svn_error_trace(svn_fs_fs__node_delta_stream(
                            stream_p, target_root->fs,
                            source ? rep_dup(source->data_rep, pool) : NULL,
-                           rep_dup(target->data_rep, pool), pool));
+                           source ? svn_fs_fs__id_copy(source->id, pool)
+                                  : NULL,
+                           rep_dup(target->data_rep, pool),
+                           svn_fs_fs__id_copy(target->id, pool), pool));
 }
 
 /* Compare two file texts, cheapest evidence first: identical rep, then

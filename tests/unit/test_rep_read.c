@@ -38,6 +38,7 @@
 #include "fsfs7.h"
 #include "format.h"
 #include "fsconf.h"
+#include "id.h"
 #include "index.h"
 #include "revfile.h"
 #include "rep_header.h"
@@ -1005,6 +1006,166 @@ test_read_lends_buffer(void **state)
   assert_true(less > 0);
 }
 
+/* A node-rev of a file found in a revision file by its created path:
+   its ID and text rep, the file, and where in it the text's MD5 digest
+   and the path begin. */
+typedef struct found_node_t
+{
+  svn_fs_fs__id_t *id;
+  svn_fs_fs__rep_t *rep;
+  const char *path;
+  apr_off_t md5_at, cpath_at;
+} found_node_t;
+
+/* The node-rev of unpacked revision REV of FS created at CPATH. */
+static found_node_t
+find_node(svn_fs_t *fs, svn_revnum_t rev, const char *cpath)
+{
+  found_node_t found;
+  svn_stringbuf_t *data;
+  const char *line = apr_pstrcat(pool, "\ncpath: ", cpath, "\n", NULL);
+  const char *at, *id, *text, *eol, *p;
+  int spaces;
+
+  found.path = svn_fs_fs__path_rev(fs, rev, pool);
+  assert_null(svn_stringbuf_from_file2(&data, found.path, pool));
+  /* Rev files hold binary data: no str* searches over the whole file. */
+  at = memmem(data->data, data->len, line, strlen(line));
+  assert_non_null(at);
+  found.cpath_at = at - data->data + 8;
+  /* The node-rev starts at the last "id: " line before its path. */
+  for (id = at; id > data->data && strncmp(id, "\nid: ", 5) != 0; id--)
+    ;
+  assert_true(id > data->data);
+  id++;
+  eol = strchr(id, '\n');
+  found.id = svn_fs_fs__id_parse(id + 4, eol - id - 4, pool);
+  assert_non_null(found.id);
+  text = strstr(id, "\ntext: ");
+  assert_true(text != NULL && text < at);
+  text += 7;
+  eol = strchr(text, '\n');
+  assert_null(svn_fs_fs__rep_parse(&found.rep, text, eol - text, NULL, NULL,
+                                   pool));
+  /* The digest is the fifth field. */
+  for (p = text, spaces = 0; spaces < 4; p++)
+    spaces += *p == ' ';
+  found.md5_at = p - data->data;
+  return found;
+}
+
+/* Read the text of node-rev NODE of FS the way 'svn cat' does; *PROVED
+   tells whether its MD5 was left out (REP-9). */
+static svn_error_t *
+read_node_text(svn_stringbuf_t **text, svn_boolean_t *proved, svn_fs_t *fs,
+               const found_node_t *node)
+{
+  apr_uint32_t before = svn_fs_fs__rep_md5_proofs();
+  svn_stream_t *stream;
+
+  *text = svn_stringbuf_create_empty(pool);
+  SVN_ERR(svn_fs_fs__node_text_stream(&stream, fs, node->rep, node->id,
+                                      pool));
+  SVN_ERR(svn_stream_copy3(stream, svn_stream_from_stringbuf(*text, pool),
+                           NULL, NULL, pool));
+  *proved = svn_fs_fs__rep_md5_proofs() != before;
+  return SVN_NO_ERROR;
+}
+
+/* Replace the byte at AT of the file PATH by C; returns the old one. */
+static char
+poke_byte(const char *path, apr_off_t at, char c)
+{
+  FILE *f = fopen(path, "r+b");
+  int old;
+
+  assert_non_null(f);
+  assert_int_equal(fseek(f, (long)at, SEEK_SET), 0);
+  old = fgetc(f);
+  assert_int_equal(fseek(f, (long)at, SEEK_SET), 0);
+  fputc(c, f);
+  fclose(f);
+  return (char)old;
+}
+
+/* REP-9: a long text whose chain and node-rev have the item checksums
+   the P2L index records is read without its MD5, and gives the text
+   the MD5 would have passed.  The proof covers the node-rev: with a
+   digit of the recorded MD5 changed, the proof fails and the MD5 check
+   refuses the text (were the node-rev left out of the proof, this read
+   would pass); with another byte of the node-rev changed, the proof
+   fails and the MD5 passes the text.  A damaged delta is refused.  A
+   physically addressed repository has no P2L index and no proof. */
+static void
+test_md5_proof(void **state)
+{
+  const char *f6 = APR_ARRAY_IDX(repos, 0, const char *);
+  const char *f7 = APR_ARRAY_IDX(repos, 1, const char *);
+  const char *copy = apr_psprintf(pool, "%s.proof.%ld", f7, (long)getpid());
+  svn_fs_t *fs = open_fs(f7);
+  found_node_t node = find_node(fs, 22, "/trunk/big.txt"), damaged;
+  svn_stringbuf_t *expected, *text;
+  svn_boolean_t proved;
+  svn_fs_fs__rep_header_t h;
+  svn_fs_fs__revfile_t *file;
+  apr_off_t offset, at;
+  svn_error_t *err;
+  char old;
+
+  assert_true(node.rep->expanded_size >= 64 * 1024);
+  check(svn_fs_fs__rep_contents(&expected, open_fs(f7), node.rep, pool,
+                                pool), "plain read");
+  check(read_node_text(&text, &proved, fs, &node), "proved read");
+  assert_true(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  node = find_node(open_fs(f6), 22, "/trunk/big.txt");
+  check(read_node_text(&text, &proved, open_fs(f6), &node), "f6 read");
+  assert_false(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
+                                       "'%s' && chmod -R u+w '%s'", copy,
+                                       f7, copy, copy)), 0);
+  fs = open_fs(copy);
+  node = find_node(fs, 22, "/trunk/big.txt");
+
+  /* A digit of the recorded MD5. */
+  old = poke_byte(node.path, node.md5_at, '0');
+  if (old == '0')
+    poke_byte(node.path, node.md5_at, '1');
+  damaged = find_node(open_fs(copy), 22, "/trunk/big.txt");
+  err = read_node_text(&text, &proved, open_fs(copy), &damaged);
+  if (!expected_damage_error(err))
+    fail_msg("changed MD5 digit: %s", err ? err->message : "no error");
+  svn_error_clear(err);
+  poke_byte(node.path, node.md5_at, old);
+
+  /* Another byte of the node-rev: no proof, but a good text. */
+  old = poke_byte(node.path, node.cpath_at + 1, 'X');
+  check(read_node_text(&text, &proved, open_fs(copy), &node),
+        "node-rev damaged elsewhere");
+  assert_false(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+  poke_byte(node.path, node.cpath_at + 1, old);
+
+  /* A byte of the delta. */
+  check(read_node_text(&text, &proved, open_fs(copy), &node), "restored");
+  assert_true(proved);
+  h = read_header(fs, node.rep, pool);
+  assert_null(svn_fs_fs__revfile_open(&file, fs, 22, pool, pool));
+  assert_null(svn_fs_fs__item_offset(&offset, fs, file, 22,
+                                     node.rep->item_index, pool));
+  assert_null(svn_fs_fs__revfile_close(file));
+  at = offset + h.header_size + node.rep->size / 2;
+  flip_byte(node.path, at);
+  err = read_node_text(&text, &proved, open_fs(copy), &node);
+  if (!expected_damage_error(err))
+    fail_msg("flipped delta byte: %s", err ? err->message : "no error");
+  svn_error_clear(err);
+  svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1014,6 +1175,7 @@ main(int argc, char **argv)
     cmocka_unit_test(test_large_texts_beside_cache),
     cmocka_unit_test(test_large_texts_shared),
     cmocka_unit_test(test_damaged_reps),
+    cmocka_unit_test(test_md5_proof),
     cmocka_unit_test(test_chain_memory_bound),
     cmocka_unit_test(test_crafted_chain),
     cmocka_unit_test(test_read_releases_buffers),
