@@ -1501,6 +1501,7 @@ prefill_changes(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
   svn_fs_fs__changes_block_t block;
   svn_boolean_t found;
   apr_size_t pos = 0, block_no = 0;
+  apr_pool_t *block_pool;
 
   if (cache == NULL)
     return SVN_NO_ERROR;
@@ -1509,6 +1510,11 @@ prefill_changes(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
   if (found)
     return SVN_NO_ERROR;
   block.changes = apr_array_make(pool, 16, sizeof(svn_fs_fs__change_t *));
+  /* Each block's changes and its serialized copy live only until the
+     block is in the cache: in POOL, a list of 6,516 changes held 26
+     blocks' worth at once, 2 MB that the allocator kept (peak RSS of
+     'svnbench null-log -v' of packed full maven). */
+  block_pool = svn_pool_create(pool);
   for (;;)
     {
       apr_size_t n;
@@ -1526,14 +1532,15 @@ prefill_changes(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
                               + (block.done ? (apr_off_t)n : 0);
           key = svn_fs_fs__pair_cache_key(entry->revision,
                                           (apr_int64_t)block_no++);
-          SVN_ERR(svn_cache__set(cache, &key, &block, pool));
+          SVN_ERR(svn_cache__set(cache, &key, &block, block_pool));
           if (block.done)
             break;
           apr_array_clear(block.changes);
+          svn_pool_clear(block_pool);
           continue;
         }
       SVN_ERR(svn_fs_fs__change_parse(&change, text + pos, n, FALSE, NULL,
-                                      pool));
+                                      block_pool));
       APR_ARRAY_PUSH(block.changes, svn_fs_fs__change_t *) = change;
       pos += n;
     }
