@@ -289,6 +289,10 @@ typedef struct svn_fs_fs__data_t
      svn_fs_t (revfile.c owns it). */
   void *open_files;
 
+  /* Descriptors of the shard directories last opened files in, one per
+     kind of file (shard_dir.c owns them). */
+  void *shard_dirs;
+
   /* The most recent large fulltext read through this svn_fs_t, kept
      outside the membuffer (rep_read.c owns it). */
   void *recent_text;

@@ -59,6 +59,7 @@
 #include "footer.h"
 #include "paths.h"
 #include "revfile.h"
+#include "shard_dir.h"
 
 /* Idle open files kept per svn_fs_t (those no handle references), with
    their blocks and parsed indexes; the descriptors of those pushed out
@@ -551,30 +552,38 @@ adopt_footer(slot_file_t *shared, const svn_fs_fs__footer_t *footer)
   shared->footer_read = TRUE;
 }
 
-/* Open PATH into a new shared slot allocated in a subpool of SET.  With
-   PROBE (the file is immutable) its size comes from probe_size(), and
-   *PROBE_FULL tells whether probe_keep() must follow.  An APR error
-   (ENOENT in particular) is returned unwrapped so that the caller can
-   tell a missing file from a broken one. */
+/* Open PATH into a new shared slot allocated in a subpool of SET.
+   REV_FS, if not NULL, is the svn_fs_t of an unpacked revision file
+   PATH: it is opened relative to its shard directory (shard_dir.h), and
+   as it is immutable its size comes from probe_size(), *PROBE_FULL
+   telling whether probe_keep() must follow.  An APR error (ENOENT in
+   particular) is returned unwrapped so that the caller can tell a
+   missing file from a broken one. */
 static apr_status_t
 shared_open(slot_file_t **result, svn_boolean_t *probe_full,
             file_set_t *set, const char *path, apr_size_t block_size,
-            svn_boolean_t probe)
+            svn_fs_t *rev_fs)
 {
   slot_file_t *shared;
   apr_finfo_t finfo;
   apr_status_t status;
-  int fd;
+  int fd, err;
 
   *probe_full = FALSE;
-  do
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-  while (fd < 0 && errno == EINTR);
+  if (rev_fs)
+    err = svn_fs_fs__shard_dir_open(&fd, rev_fs, svn_fs_fs__dir_revs, path);
+  else
+    {
+      do
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+      while (fd < 0 && errno == EINTR);
+      err = fd < 0 ? errno : 0;
+    }
   if (fd < 0)
-    return APR_FROM_OS_ERROR(errno);
+    return APR_FROM_OS_ERROR(err);
   shared = new_slot(set, block_size);
   adopt_fd(shared, fd);
-  if (probe)
+  if (rev_fs)
     status = probe_size(probe_full, shared, set);
   else
     {
@@ -958,7 +967,8 @@ acquire(slot_file_t **result, svn_fs_t *fs, svn_revnum_t rev,
                                                         scratch_pool)
                            : svn_fs_fs__path_rev(fs, rev, scratch_pool);
           apr_status_t status = shared_open(&shared, &probe_full, set, path,
-                                            block_size_of(fs), !packed);
+                                            block_size_of(fs),
+                                            packed ? NULL : fs);
           if (status)
             return status;
           set->os_opens++;
@@ -1054,7 +1064,7 @@ svn_fs_fs__revfile_open_path(svn_fs_fs__revfile_t **file, svn_fs_t *fs,
   slot_file_t *shared;
   svn_boolean_t probe_full;
   apr_status_t status = shared_open(&shared, &probe_full, get_file_set(fs),
-                                    path, block_size_of(fs), FALSE);
+                                    path, block_size_of(fs), NULL);
 
   if (status)
     return svn_error_wrap_apr(status, "Can't open '%s'", path);

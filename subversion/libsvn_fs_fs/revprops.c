@@ -42,7 +42,10 @@
  * noticed when it is asked for: a cached dump that does not parse sends
  * the reader to the disk, which reports the damage with its location.
  */
+#include <errno.h>
+#include <unistd.h>
 #include <apr_strings.h>
+#include <apr_portable.h>
 
 #include "svn_dirent_uri.h"
 #include "svn_hash.h"
@@ -59,6 +62,7 @@
 #include "paths.h"
 #include "revprops.h"
 #include "revprops_codec.h"
+#include "shard_dir.h"
 
 /* ------------------------------------------------------------------ */
 /* Where revprops of a revision live                                   */
@@ -433,22 +437,32 @@ open_if_exists(svn_boolean_t *exists, apr_file_t **file, const char *path,
   return SVN_NO_ERROR;
 }
 
-/* Read all of PATH into *CONTENT (SCRATCH_POOL) without holding it: one
-   open, one read for a file of up to GUESS bytes, one close, and no
-   fstat(); *CONTENT is NULL if PATH does not exist. */
+/* Read all of PATH, a revprops file of FS, into *CONTENT (SCRATCH_POOL)
+   without holding it: one open (relative to its shard directory,
+   shard_dir.h), one read for a file of up to GUESS bytes, one close, and
+   no fstat(); *CONTENT is NULL if PATH does not exist. */
 static svn_error_t *
-read_once(svn_stringbuf_t **content, const char *path, apr_size_t guess,
-          apr_pool_t *scratch_pool)
+read_once(svn_stringbuf_t **content, svn_fs_t *fs, const char *path,
+          apr_size_t guess, apr_pool_t *scratch_pool)
 {
-  apr_file_t *file;
-  svn_boolean_t exists;
+  apr_file_t *file = NULL;
+  apr_os_file_t fd;
+  svn_error_t *err;
+  int failed = svn_fs_fs__shard_dir_open(&fd, fs, svn_fs_fs__dir_revprops,
+                                         path);
 
   *content = NULL;
-  SVN_ERR(open_if_exists(&exists, &file, path, scratch_pool));
-  if (!exists)
+  if (failed == ENOENT)
     return SVN_NO_ERROR;
-  SVN_ERR(read_to_end(content, file, guess, scratch_pool));
-  return svn_error_trace(svn_io_file_close(file, scratch_pool));
+  if (failed)
+    return svn_error_wrap_apr(APR_FROM_OS_ERROR(failed),
+                              "Can't open file '%s'",
+                              svn_dirent_local_style(path, scratch_pool));
+  /* A file without a pool cleanup: closed right here whatever happens. */
+  apr_os_file_put(&file, &fd, APR_READ, scratch_pool);
+  err = read_to_end(content, file, guess, scratch_pool);
+  close(fd);
+  return svn_error_trace(err);
 }
 
 /* Open PATH as SLOT's held file (in SLOT's pool, created on first use
@@ -827,7 +841,7 @@ read_plain(svn_string_t **dump, const char **where, svn_fs_t *fs,
   *where = svn_dirent_local_style(path, result_pool);
   if (!found && slot->shard_start != rev)
     {
-      SVN_ERR(read_once(&text, path, PLAIN_GUESS, scratch_pool));
+      SVN_ERR(read_once(&text, fs, path, PLAIN_GUESS, scratch_pool));
       if (text)
         {
           slot->shard_start = rev;

@@ -1,0 +1,184 @@
+/* shard_dir.c --- opening files by name within their shard directory
+ * (shard_dir.h).
+ *
+ * Per svn_fs_t (ffd->shard_dirs, in FS's pool): DIR_SLOTS slots per
+ * kind, each with a directory's path (heap copy, compared byte for byte
+ * with the part of each new path before its last '/') and an O_PATH
+ * descriptor of it; the least recently used slot takes a new directory.
+ * Several, because reads of delta chains go back and forth between
+ * shards: with a single slot an export of a 3,000-revision history took
+ * a directory descriptor for every few files.
+ * O_PATH opens nothing for reading and needs no permission beyond
+ * search; the descriptor serves only as openat()'s starting point.
+ *
+ * Cost, measured on this machine (open, pread, close of 1,000 revision
+ * files of full maven, CPU per file): 2.7-4.2 us by the full path,
+ * 2.2-3.4 us relative to the shard directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shard_dir.h"
+
+/* Directories kept per kind of file. */
+#define DIR_SLOTS 8
+
+typedef struct dir_slot_t
+{
+  char *path;                   /* malloc'ed; NULL: no descriptor */
+  apr_size_t len;
+  int fd;
+  apr_uint64_t last_use;
+} dir_slot_t;
+
+typedef struct shard_dirs_t
+{
+  dir_slot_t slots[svn_fs_fs__dir_kinds][DIR_SLOTS];
+  apr_uint64_t clock;
+} shard_dirs_t;
+
+/* Let go of SLOT's directory. */
+static void
+slot_clear(dir_slot_t *slot)
+{
+  if (slot->path)
+    {
+      close(slot->fd);
+      free(slot->path);
+    }
+  slot->path = NULL;
+  slot->len = 0;
+  slot->fd = -1;
+}
+
+/* Pool cleanup of FS's slots (BATON). */
+static apr_status_t
+dirs_cleanup(void *baton)
+{
+  shard_dirs_t *dirs = baton;
+  int k, i;
+
+  for (k = 0; k < svn_fs_fs__dir_kinds; k++)
+    for (i = 0; i < DIR_SLOTS; i++)
+      slot_clear(&dirs->slots[k][i]);
+  return APR_SUCCESS;
+}
+
+/* FS's slots, created on first use. */
+static shard_dirs_t *
+get_dirs(svn_fs_t *fs)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  shard_dirs_t *dirs = ffd->shard_dirs;
+  int k, i;
+
+  if (dirs)
+    return dirs;
+  dirs = apr_pcalloc(fs->pool, sizeof(*dirs));
+  for (k = 0; k < svn_fs_fs__dir_kinds; k++)
+    for (i = 0; i < DIR_SLOTS; i++)
+      dirs->slots[k][i].fd = -1;
+  apr_pool_cleanup_register(fs->pool, dirs, dirs_cleanup,
+                            apr_pool_cleanup_null);
+  ffd->shard_dirs = dirs;
+  return dirs;
+}
+
+/* open(2) of PATH, read-only, retried on EINTR; -1 with errno set. */
+static int
+open_path(const char *path, int flags)
+{
+  int fd;
+
+  do
+    fd = open(path, flags | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+/* Make SLOT hold the directory of the LEN first bytes of PATH; FALSE if
+   it cannot be opened (SLOT is then empty). */
+static svn_boolean_t
+slot_take(dir_slot_t *slot, const char *path, apr_size_t len)
+{
+  char *dir = malloc(len + 1);
+  int fd;
+
+  slot_clear(slot);
+  if (dir == NULL)
+    return FALSE;
+  memcpy(dir, path, len);
+  dir[len] = '\0';
+  fd = open_path(len ? dir : "/", O_PATH | O_DIRECTORY);
+  if (fd < 0)
+    {
+      free(dir);
+      return FALSE;
+    }
+  slot->path = dir;
+  slot->len = len;
+  slot->fd = fd;
+  return TRUE;
+}
+
+/* The slot among DIRS' slots of KIND that holds the LEN first bytes of
+   PATH, or else the least recently used one, emptied. */
+static dir_slot_t *
+find_slot(shard_dirs_t *dirs, svn_fs_fs__dir_kind_t kind, const char *path,
+          apr_size_t len)
+{
+  dir_slot_t *slots = dirs->slots[kind], *victim = &slots[0];
+  int i;
+
+  for (i = 0; i < DIR_SLOTS; i++)
+    {
+      if (slots[i].path && slots[i].len == len
+          && memcmp(slots[i].path, path, len) == 0)
+        {
+          victim = &slots[i];
+          break;
+        }
+      if (slots[i].last_use < victim->last_use)
+        victim = &slots[i];
+    }
+  victim->last_use = ++dirs->clock;
+  return victim;
+}
+
+int
+svn_fs_fs__shard_dir_open(int *fd, svn_fs_t *fs, svn_fs_fs__dir_kind_t kind,
+                          const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  dir_slot_t *slot;
+  apr_size_t len;
+
+  if (slash == NULL)
+    {
+      *fd = open_path(path, O_RDONLY);
+      return *fd < 0 ? errno : 0;
+    }
+  len = (apr_size_t)(slash - path);
+  slot = find_slot(get_dirs(fs), kind, path, len);
+  if ((slot->path == NULL || slot->len != len
+       || memcmp(slot->path, path, len) != 0)
+      && !slot_take(slot, path, len))
+    {
+      *fd = open_path(path, O_RDONLY);
+      return *fd < 0 ? errno : 0;
+    }
+  do
+    *fd = openat(slot->fd, slash + 1, O_RDONLY | O_CLOEXEC);
+  while (*fd < 0 && errno == EINTR);
+  if (*fd < 0 && errno == ENOENT)
+    {
+      /* The directory we hold may be gone or replaced: PATH decides. */
+      slot_clear(slot);
+      *fd = open_path(path, O_RDONLY);
+    }
+  return *fd < 0 ? errno : 0;
+}
+
