@@ -1938,11 +1938,11 @@ stream_close(void *baton)
   return svn_error_trace(close_files(baton));
 }
 
-/* svn_fs_fs__node_text_stream() with OWNER NULL allowed (no proof). */
-static svn_error_t *
-open_stream(svn_stream_t **contents, svn_fs_t *fs,
-            const svn_fs_fs__rep_t *rep, const svn_fs_fs__id_t *owner,
-            apr_pool_t *result_pool)
+svn_error_t *
+svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
+                            const svn_fs_fs__rep_t *rep,
+                            const svn_fs_fs__id_t *owner,
+                            apr_pool_t *result_pool)
 {
   reader_t *r;
 
@@ -1964,17 +1964,8 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
                                const svn_fs_fs__rep_t *rep,
                                apr_pool_t *result_pool)
 {
-  return svn_error_trace(open_stream(contents, fs, rep, NULL, result_pool));
-}
-
-svn_error_t *
-svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
-                            const svn_fs_fs__rep_t *rep,
-                            const svn_fs_fs__id_t *owner,
-                            apr_pool_t *result_pool)
-{
-  return svn_error_trace(open_stream(contents, fs, rep, owner,
-                                     result_pool));
+  return svn_error_trace(svn_fs_fs__node_text_stream(contents, fs, rep, NULL,
+                                                     result_pool));
 }
 
 apr_uint32_t
@@ -2148,13 +2139,13 @@ open_stored_delta(rep_src_t **src, reader_t *r,
   return SVN_NO_ERROR;
 }
 
-/* svn_fs_fs__node_delta_stream() with owners NULL allowed (no proof). */
-static svn_error_t *
-open_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
-                  const svn_fs_fs__rep_t *source,
-                  const svn_fs_fs__id_t *source_owner,
-                  const svn_fs_fs__rep_t *target,
-                  const svn_fs_fs__id_t *target_owner, apr_pool_t *pool)
+svn_error_t *
+svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
+                             const svn_fs_fs__rep_t *source,
+                             const svn_fs_fs__id_t *source_owner,
+                             const svn_fs_fs__rep_t *target,
+                             const svn_fs_fs__id_t *target_owner,
+                             apr_pool_t *pool)
 {
   delta_baton_t *b = apr_pcalloc(pool, sizeof(*b));
   svn_stream_t *source_stream, *target_stream;
@@ -2180,8 +2171,10 @@ open_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
     }
 
   /* General case: compute the delta between the two fulltexts. */
-  SVN_ERR(open_stream(&source_stream, fs, source, source_owner, pool));
-  SVN_ERR(open_stream(&target_stream, fs, target, target_owner, pool));
+  SVN_ERR(svn_fs_fs__node_text_stream(&source_stream, fs, source,
+                                      source_owner, pool));
+  SVN_ERR(svn_fs_fs__node_text_stream(&target_stream, fs, target,
+                                      target_owner, pool));
   svn_txdelta2(&b->inner, source_stream, target_stream, target == NULL,
                pool);
   if (target == NULL)
@@ -2200,20 +2193,9 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                             const svn_fs_fs__rep_t *target,
                             apr_pool_t *pool)
 {
-  return svn_error_trace(open_delta_stream(stream, fs, source, NULL, target,
-                                           NULL, pool));
-}
-
-svn_error_t *
-svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
-                             const svn_fs_fs__rep_t *source,
-                             const svn_fs_fs__id_t *source_owner,
-                             const svn_fs_fs__rep_t *target,
-                             const svn_fs_fs__id_t *target_owner,
-                             apr_pool_t *pool)
-{
-  return svn_error_trace(open_delta_stream(stream, fs, source, source_owner,
-                                           target, target_owner, pool));
+  return svn_error_trace(svn_fs_fs__node_delta_stream(stream, fs, source,
+                                                      NULL, target, NULL,
+                                                      pool));
 }
 
 

@@ -25,11 +25,12 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
                                const svn_fs_fs__rep_t *rep,
                                apr_pool_t *result_pool);
 
-/* The same for REP, the text of the node-rev OWNER.  Naming the node-rev
-   lets a long text of a logically addressed repository be checked by the
-   item checksums of the P2L index instead of its MD5, which costs a
-   fraction of it; when those checksums cannot prove the text, the MD5
-   is checked as above (doc/format/representations.md, REP-9). */
+/* The same for REP, the text of the committed node-rev OWNER.  Naming
+   the node-rev lets a long text of a logically addressed repository be
+   checked by the item checksums of the P2L index instead of its MD5,
+   which costs a fraction of it; when those checksums cannot prove the
+   text, the MD5 is checked as above (doc/format/representations.md,
+   REP-9).  With OWNER NULL this is svn_fs_fs__rep_contents_stream(). */
 svn_error_t *
 svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
                             const svn_fs_fs__rep_t *rep,
@@ -64,8 +65,8 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                             const svn_fs_fs__rep_t *target,
                             apr_pool_t *pool);
 
-/* The same for the texts of the node-revs SOURCE_OWNER (NULL: none) and
-   TARGET_OWNER, so that their reads may be proved as for
+/* The same for the texts of the node-revs SOURCE_OWNER and TARGET_OWNER
+   (either may be NULL), so that their reads may be proved as for
    svn_fs_fs__node_text_stream(). */
 svn_error_t *
 svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
