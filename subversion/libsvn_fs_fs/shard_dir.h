@@ -30,7 +30,9 @@ typedef enum svn_fs_fs__dir_kind_t
    since (a pack removes the shard it packed) or made anew under its
    name.  (A directory renamed away, files and all, goes on serving them
    through the descriptor, as a revision file held open does; FSFS never
-   does that to a shard.)  Returns 0, or the errno value of the failed
+   does that to a shard.)  The process keeps at most 128 directory
+   descriptors, and no more than a sixteenth of RLIMIT_NOFILE; past that
+   PATH is opened as it is.  Returns 0, or the errno value of the failed
    open (ENOENT for a missing file). */
 int
 svn_fs_fs__shard_dir_open(int *fd, svn_fs_t *fs, svn_fs_fs__dir_kind_t kind,

@@ -1,7 +1,8 @@
 /* test_shard_dir.c --- unit tests of shard_dir.c: files opened relative
  * to a kept directory descriptor are the files their paths name, also
  * after the directory was removed and made anew (as a pack removes a
- * shard), and the descriptors kept stay bounded.
+ * shard), and the descriptors kept stay bounded, per svn_fs_t and per
+ * process.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "svn_pools.h"
@@ -168,6 +170,41 @@ test_descriptors_bounded(void **state)
   assert_null(svn_io_remove_dir2(top, FALSE, NULL, NULL, pool));
 }
 
+/* With RLIMIT_NOFILE at 64 the process keeps at most 4 directories, for
+   all its svn_fs_t together; every open still gives the right file. */
+static void
+test_process_cap(void **state)
+{
+  const char *top = scratch_dir();
+  svn_fs_t *a = make_fs(), *b = make_fs();
+  struct rlimit saved, low;
+  int before = open_fds(), d;
+
+  assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  low = saved;
+  low.rlim_cur = 64;
+  assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+  for (d = 0; d < 10; d++)
+    {
+      const char *dir = apr_psprintf(pool, "%s/%d", top, d);
+      const char *file = apr_psprintf(pool, "%s/%d", dir, d);
+      const char *text = apr_psprintf(pool, "file %d", d);
+
+      assert_null(svn_io_dir_make(dir, APR_OS_DEFAULT, pool));
+      put(file, text);
+      assert_string_equal(get(d % 2 ? a : b, svn_fs_fs__dir_revs, file),
+                          text);
+      assert_string_equal(get(a, svn_fs_fs__dir_revprops, file), text);
+    }
+  assert_true(open_fds() - before <= 4);
+  assert_true(open_fds() - before >= 1);
+  assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  svn_pool_destroy(a->pool);
+  svn_pool_destroy(b->pool);
+  assert_int_equal(open_fds(), before);
+  assert_null(svn_io_remove_dir2(top, FALSE, NULL, NULL, pool));
+}
+
 int
 main(void)
 {
@@ -175,6 +212,7 @@ main(void)
     cmocka_unit_test(test_opens_by_name),
     cmocka_unit_test(test_directory_made_anew),
     cmocka_unit_test(test_descriptors_bounded),
+    cmocka_unit_test(test_process_cap),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
