@@ -270,6 +270,11 @@ struct reader_t
   svn_boolean_t check_sha1;
   svn_boolean_t finished;
 
+  /* A read of the chain failed: its sources may be half-way through a
+     window (a damaged window is found only after its place in the
+     output was taken), so nothing more is read from them. */
+  svn_boolean_t failed;
+
   /* Whether the fulltext may go into the fulltext cache (or, over
      LARGE_FULLTEXT, become the fs's recent text) once read. */
   svn_boolean_t cachable;
@@ -1867,13 +1872,28 @@ reader_read(reader_t *r, char *buf, apr_size_t *len,
             svn_boolean_t collect)
 {
   apr_size_t requested = *len;
+  svn_error_t *err;
 
+  /* Callers may read on after an error: svn_stream_checksummed2() with
+     READ_ALL reads the rest when the stream is closed, also after a
+     failed read.  Going on from the broken state read from a buffer
+     that was never filled (a crash on damaged data); after a failed
+     check, the end of the text would have passed for a good one. */
+  if (r->failed)
+    return svn_fs_fs__corrupt("REP-7", src_where(r->top),
+                              "Representation cannot be read further: "
+                              "an earlier read of it failed");
   if (r->finished)
     {
       *len = 0;
       return SVN_NO_ERROR;
     }
-  SVN_ERR(src_read(buf, len, r->top, r->pos));
+  err = src_read(buf, len, r->top, r->pos);
+  if (err)
+    {
+      r->failed = TRUE;
+      return svn_error_trace(err);
+    }
   if (r->verify)
     {
       if (r->check_md5)
@@ -1911,18 +1931,20 @@ reader_read(reader_t *r, char *buf, apr_size_t *len,
     }
   r->pos += *len;
   if (*len < requested)
-    SVN_ERR(reader_finish(r));
+    err = reader_finish(r);
   else if (r->verify && r->pos == r->expected_len)
     {
       /* Callers often stop after the recorded length; check now whether
          that is really the end, so that they still get verified data. */
       char extra;
       apr_size_t n = 1;
-      SVN_ERR(src_read(&extra, &n, r->top, r->pos));
-      if (n == 0)
-        SVN_ERR(reader_finish(r));
+      err = src_read(&extra, &n, r->top, r->pos);
+      if (!err && n == 0)
+        err = reader_finish(r);
     }
-  return SVN_NO_ERROR;
+  if (err)
+    r->failed = TRUE;
+  return svn_error_trace(err);
 }
 
 static svn_error_t *

@@ -313,6 +313,34 @@ expected_damage_error(svn_error_t *err)
   return FALSE;
 }
 
+/* Read REP as a stream in pieces until a read fails, then read again:
+   that read must fail too (a stream read on after an error, as
+   svn_stream_checksummed2's READ_ALL does when it is closed, once
+   crashed on a half-decoded window). */
+static void
+expect_no_read_after_failure(svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
+                             const char *what, apr_pool_t *scratch)
+{
+  svn_stream_t *stream;
+  svn_error_t *err = svn_fs_fs__rep_contents_stream(&stream, fs, rep,
+                                                    scratch);
+  char buf[4096];
+  apr_size_t len = sizeof(buf);
+
+  while (!err && len == sizeof(buf))
+    err = svn_stream_read_full(stream, buf, &len);
+  if (!err)
+    return;                     /* failed when opened, or at the end */
+  svn_error_clear(err);
+  len = sizeof(buf);
+  err = svn_stream_read_full(stream, buf, &len);
+  if (!expected_damage_error(err))
+    fail_msg("%s: r%ld/%" APR_UINT64_T_FMT " read after a failed read "
+             "gave %s", what, rep->revision, rep->item_index,
+             err ? err->message : "no error");
+  svn_error_clear(err);
+}
+
 /* Read REP fully both ways; both must fail with a damage error. */
 static void
 expect_damage(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, const char *what)
@@ -337,6 +365,7 @@ expect_damage(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, const char *what)
              rep->revision, rep->item_index,
              err ? err->message : "no error");
   svn_error_clear(err);
+  expect_no_read_after_failure(fs, rep, what, scratch);
   svn_pool_destroy(scratch);
 }
 
