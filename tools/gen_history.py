@@ -475,7 +475,12 @@ class Generator:
             return
         self.branches += 1
         dst = "branches/b%d" % self.branches
-        mi = "/trunk:%d-%d" % (max(1, srcrev - 10), srcrev)
+        first = max(1, srcrev - 10)
+        # A range must not start and end at the same revision ("1-1" is
+        # invalid mergeinfo that svnadmin load refuses): one revision
+        # is written alone.
+        mi = ("/trunk:%d-%d" % (first, srcrev) if first < srcrev
+              else "/trunk:%d" % srcrev)
         self.copy_tree("trunk", srcrev, dst, extra_props={"svn:mergeinfo": mi})
         self.note("branch")
         self.note("prop:svn:mergeinfo")

@@ -78,6 +78,18 @@ class GenHistory(unittest.TestCase):
         for seed in range(1, 13):
             self.assertTrue(gen(250, seed).startswith(b"SVN-fs-dump-format-version: 2\n"))
 
+    def test_short_histories_load_with_stock(self):
+        # The short histories of the hostile-bytes campaign (45
+        # revisions): seeds 31 and 35 once branched from r1 with the
+        # mergeinfo range "1-1", which svnadmin load refuses.
+        for seed in (31, 35):
+            repo = S.path("short-%d" % seed)
+            T.stock_ok("svnadmin", "create", repo)
+            p = subprocess.run(["svnadmin", "load", "-q", repo],
+                               input=gen(45, seed), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=T.stock_env())
+            self.assertEqual(p.returncode, 0, p.stderr.decode())
+
     def test_revision_count(self):
         self.assertEqual([r for r, _, _ in self.revs], list(range(REVS + 1)))
 
