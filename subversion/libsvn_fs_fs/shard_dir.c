@@ -167,20 +167,23 @@ slot_take(dir_slot_t *slot, const char *path, apr_size_t len)
 }
 
 /* The slot among DIRS' slots of KIND that holds the LEN first bytes of
-   PATH, or else the least recently used one (for slot_take()). */
+   PATH (*HELD set), or else the least recently used one, for
+   slot_take(). */
 static dir_slot_t *
-find_slot(shard_dirs_t *dirs, svn_fs_fs__dir_kind_t kind, const char *path,
-          apr_size_t len)
+find_slot(svn_boolean_t *held, shard_dirs_t *dirs,
+          svn_fs_fs__dir_kind_t kind, const char *path, apr_size_t len)
 {
   dir_slot_t *slots = dirs->slots[kind], *victim = &slots[0];
   int i;
 
+  *held = FALSE;
   for (i = 0; i < DIR_SLOTS; i++)
     {
       if (slots[i].path && slots[i].len == len
           && memcmp(slots[i].path, path, len) == 0)
         {
           victim = &slots[i];
+          *held = TRUE;
           break;
         }
       if (slots[i].last_use < victim->last_use)
@@ -190,28 +193,29 @@ find_slot(shard_dirs_t *dirs, svn_fs_fs__dir_kind_t kind, const char *path,
   return victim;
 }
 
+/* Open PATH read-only into *FD; 0 or the errno value. */
+static int
+open_by_path(int *fd, const char *path)
+{
+  *fd = open_path(path, O_RDONLY);
+  return *fd < 0 ? errno : 0;
+}
+
 int
 svn_fs_fs__shard_dir_open(int *fd, svn_fs_t *fs, svn_fs_fs__dir_kind_t kind,
                           const char *path)
 {
   const char *slash = strrchr(path, '/');
+  svn_boolean_t held;
   dir_slot_t *slot;
   apr_size_t len;
 
   if (slash == NULL)
-    {
-      *fd = open_path(path, O_RDONLY);
-      return *fd < 0 ? errno : 0;
-    }
+    return open_by_path(fd, path);
   len = (apr_size_t)(slash - path);
-  slot = find_slot(get_dirs(fs), kind, path, len);
-  if ((slot->path == NULL || slot->len != len
-       || memcmp(slot->path, path, len) != 0)
-      && !slot_take(slot, path, len))
-    {
-      *fd = open_path(path, O_RDONLY);
-      return *fd < 0 ? errno : 0;
-    }
+  slot = find_slot(&held, get_dirs(fs), kind, path, len);
+  if (!held && !slot_take(slot, path, len))
+    return open_by_path(fd, path);
   do
     *fd = openat(slot->fd, slash + 1, O_RDONLY | O_CLOEXEC);
   while (*fd < 0 && errno == EINTR);
@@ -219,7 +223,7 @@ svn_fs_fs__shard_dir_open(int *fd, svn_fs_t *fs, svn_fs_fs__dir_kind_t kind,
     {
       /* The directory we hold may be gone or replaced: PATH decides. */
       slot_clear(slot);
-      *fd = open_path(path, O_RDONLY);
+      return open_by_path(fd, path);
     }
   return *fd < 0 ? errno : 0;
 }
