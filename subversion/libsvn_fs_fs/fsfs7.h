@@ -272,7 +272,6 @@ typedef struct svn_fs_fs__data_t
   svn_cache__t *dir_cache;             /* rep key -> sorted dirent array */
   svn_cache__t *fulltext_cache;        /* rep key -> fulltext            */
   svn_cache__t *properties_cache;      /* rep key -> prop hash           */
-  svn_cache__t *txdelta_window_cache;  /* rep key + offset -> window     */
   svn_cache__t *changes_cache;         /* revnum -> change array         */
   svn_cache__t *l2p_header_cache;      /* index header                   */
   svn_cache__t *l2p_page_cache;        /* index page                     */

@@ -2312,7 +2312,6 @@ svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
 
   ffd->fulltext_cache = NULL;
-  ffd->txdelta_window_cache = NULL;
   if (svn_fs_fs__cache_fulltexts_enabled(fs))
     SVN_ERR(svn_fs_fs__make_cache(&ffd->fulltext_cache, membuffer,
                                   serialize_fulltext, deserialize_fulltext,
