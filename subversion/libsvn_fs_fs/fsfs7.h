@@ -296,6 +296,10 @@ typedef struct svn_fs_fs__data_t
      outside the membuffer (rep_read.c owns it). */
   void *recent_text;
 
+  /* Whether thrifty REP-9 proofs may expand P2L pages of pack files:
+     0 not known yet, 1 yes, -1 no (rep_read.c). */
+  int thrifty_index;
+
   /* The one open file's P2L page memo that may hold a page (index.c
      owns it). */
   void *p2l_memo;

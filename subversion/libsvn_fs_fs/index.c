@@ -1002,12 +1002,13 @@ svn_fs_fs__p2l_index_lookup(apr_array_header_t **entries, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
-svn_error_t *
-svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
-                            svn_fs_fs__revfile_t *rev_file,
-                            svn_revnum_t revision, apr_off_t offset,
-                            apr_pool_t *result_pool,
-                            apr_pool_t *scratch_pool)
+/* svn_fs_fs__p2l_entry_lookup(), expanding index pages only if EXPAND;
+   *AT_HAND tells whether the answer is known (always with EXPAND). */
+static svn_error_t *
+entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_boolean_t *at_hand,
+             svn_boolean_t expand, svn_fs_t *fs,
+             svn_fs_fs__revfile_t *rev_file, apr_off_t offset,
+             apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const svn_fs_fs__p2l_header_t *header;
@@ -1019,6 +1020,7 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
   SVN_ERR_ASSERT(rev_file->file != NULL);
 
   *entry = NULL;
+  *at_hand = TRUE;
   SVN_ERR(get_p2l_header(&header, fs, rev_file, scratch_pool));
   if (offset < 0 || (apr_uint64_t)offset / header->page_size
                     >= header->page_count)
@@ -1044,6 +1046,11 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
       if (found && (apr_uint64_t)offset % header->page_size != 0)
         return SVN_NO_ERROR;
     }
+  if (!expand && (page == NULL || page->page != page_no))
+    {
+      *at_hand = FALSE;
+      return SVN_NO_ERROR;
+    }
   SVN_ERR(get_p2l_page(&page, fs, rev_file, header, page_no, scratch_pool));
   k = find_entry(page, offset);
   /* An empty item right at a page start may be listed in the page before
@@ -1051,6 +1058,11 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
   if (k < 0 && page_no > 0
       && (apr_uint64_t)offset == page_no * header->page_size)
     {
+      if (!expand)
+        {
+          *at_hand = FALSE;
+          return SVN_NO_ERROR;
+        }
       SVN_ERR(get_p2l_page(&page, fs, rev_file, header, page_no - 1,
                            scratch_pool));
       k = find_entry(page, offset);
@@ -1059,6 +1071,31 @@ svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
     *entry = apr_pmemdup(result_pool, &page->entries[k],
                          sizeof(page->entries[k]));
   return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__p2l_entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_fs_t *fs,
+                            svn_fs_fs__revfile_t *rev_file,
+                            svn_revnum_t revision, apr_off_t offset,
+                            apr_pool_t *result_pool,
+                            apr_pool_t *scratch_pool)
+{
+  svn_boolean_t at_hand;
+
+  return svn_error_trace(entry_lookup(entry, &at_hand, TRUE, fs, rev_file,
+                                      offset, result_pool, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__p2l_entry_peek(svn_fs_fs__p2l_entry_t **entry,
+                          svn_boolean_t *at_hand, svn_fs_t *fs,
+                          svn_fs_fs__revfile_t *rev_file,
+                          svn_revnum_t revision, apr_off_t offset,
+                          apr_pool_t *result_pool,
+                          apr_pool_t *scratch_pool)
+{
+  return svn_error_trace(entry_lookup(entry, at_hand, FALSE, fs, rev_file,
+                                      offset, result_pool, scratch_pool));
 }
 
 svn_error_t *

@@ -3,7 +3,8 @@
 # reads: formats 6, 7 and 8, svndiff 0/1/2 (compression none/zlib/lz4),
 # one packed with 4-revision shards.  Files change a little in every
 # revision, so reps form delta chains (linear and skip-delta); one file is
-# larger than two delta windows, one is incompressible.
+# larger than two delta windows, one (20 kB) has the length of a thrifty
+# REP-9 proof, one is incompressible.
 set -e
 dir=$1
 # The stock commits below take a minute on a busy machine, so the result
@@ -27,6 +28,7 @@ make_content() {   # make_content REV
   }' > big.txt
   printf 'small file, revision %s\n' "$1" > small.txt
   head -c 3000 big.txt | tr 'a-z' 'b-za' > mid.txt
+  head -c 20000 big.txt | tr 'a-z' 'n-za-m' > medium.txt
 }
 head -c 150000 /dev/urandom > random.bin
 
@@ -48,6 +50,7 @@ for spec in f6:1.8:zlib f7:1.9:zlib f7p:1.9:zlib f8:1.10:lz4 f8none:1.10:none; d
     make_content $r
     svnmucc -m "r$r" -U "$url" put big.txt trunk/big.txt \
       put small.txt trunk/small.txt put mid.txt trunk/d/mid$((r % 3)).txt \
+      put medium.txt trunk/d/medium.txt \
       propset "p$r" "value $r" trunk/small.txt >/dev/null
   done
   if [ "$name" = f7p ]; then

@@ -46,6 +46,8 @@
 #include "svndiff.h"
 #include "noderev_codec.h"
 #include "paths.h"
+#include "node.h"
+#include "svn_cache_config.h"
 
 static apr_pool_t *pool;
 static apr_array_header_t *repos;   /* const char * */
@@ -1195,6 +1197,147 @@ test_md5_proof(void **state)
   svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
 }
 
+/* The node-rev at CPATH ("/a/b") in revision REV of FS, found through
+   the directories, so that it may lie in a pack file (found.path then
+   names the pack). */
+static found_node_t
+find_node_by_path(svn_fs_t *fs, svn_revnum_t rev, const char *cpath)
+{
+  found_node_t found;
+  const svn_fs_fs__id_t *id;
+  svn_fs_fs__noderev_t *noderev;
+  svn_fs_fs__revfile_t *file;
+  apr_array_header_t *names = svn_cstring_split(cpath, "/", TRUE, pool);
+  apr_off_t offset;
+  apr_size_t len;
+  char *buf;
+  const char *text, *at, *p;
+  int i, spaces;
+
+  assert_null(svn_fs_fs__rev_root_id(&id, fs, rev, pool, pool));
+  assert_null(svn_fs_fs__get_noderev(&noderev, fs, id, pool, pool));
+  for (i = 0; i < names->nelts; i++)
+    {
+      svn_fs_dirent_t *entry;
+
+      assert_null(svn_fs_fs__dir_entry(&entry, fs, noderev,
+                                       APR_ARRAY_IDX(names, i, const char *),
+                                       pool, pool));
+      assert_non_null(entry);
+      assert_null(svn_fs_fs__get_noderev(&noderev, fs,
+                                         SVN_FS_FS__ID(entry->id), pool,
+                                         pool));
+    }
+  found.id = svn_fs_fs__id_copy(noderev->id, pool);
+  found.rep = noderev->data_rep;
+  found.path = svn_fs_fs__is_packed_rev(fs, rev)
+             ? svn_fs_fs__path_rev_packed(fs, rev, "pack", pool)
+             : svn_fs_fs__path_rev(fs, rev, pool);
+
+  /* Where the node-rev's MD5 digits and path are in that file. */
+  assert_null(svn_fs_fs__revfile_open(&file, fs, rev, pool, pool));
+  assert_null(svn_fs_fs__item_offset(&offset, fs, file, rev,
+                                     found.id->rev_item.number, pool));
+  assert_null(svn_fs_fs__revfile_available(&len, file, offset, 4096));
+  buf = apr_pcalloc(pool, len + 1);
+  assert_null(svn_fs_fs__revfile_read(buf, len, file, offset));
+  assert_null(svn_fs_fs__revfile_close(file));
+  text = strstr(buf, "\ntext: ");
+  at = strstr(buf, "\ncpath: ");
+  assert_true(text != NULL && at != NULL);
+  for (p = text + 7, spaces = 0; spaces < 4; p++)
+    spaces += *p == ' ';
+  found.md5_at = offset + (p - buf);
+  found.cpath_at = offset + (at - buf) + 8;
+  return found;
+}
+
+/* REP-9, thrifty proofs: a text of 8-64 kB whose node-rev is in a pack
+   file is proved when the pack files' index fits the cache, and gives
+   the text the MD5 would have passed; with a cache too small for that
+   index, or with the node-rev in a revision file, the MD5 decides.  A
+   changed MD5 digit in the packed node-rev and a flipped delta byte are
+   refused. */
+static void
+test_thrifty_proof(void **state)
+{
+  const char *f7 = APR_ARRAY_IDX(repos, 1, const char *);
+  const char *f7p = APR_ARRAY_IDX(repos, 2, const char *);
+  const char *copy = apr_psprintf(pool, "%s.thrifty.%ld", f7p,
+                                  (long)getpid());
+  svn_cache_config_t settings = *svn_cache_config_get(), tiny = settings;
+  svn_fs_t *fs = open_fs(f7p);
+  found_node_t node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
+  found_node_t damaged;
+  svn_stringbuf_t *expected, *text;
+  svn_boolean_t proved;
+  svn_fs_fs__rep_header_t h;
+  svn_fs_fs__revfile_t *file;
+  apr_off_t offset;
+  svn_error_t *err;
+  char old;
+
+  assert_true(svn_fs_fs__is_packed_rev(fs, 17));
+  assert_true(node.rep->expanded_size >= 8 * 1024
+              && node.rep->expanded_size < 64 * 1024);
+  check(svn_fs_fs__rep_contents(&expected, open_fs(f7p), node.rep, pool,
+                                pool), "plain read");
+  check(read_node_text(&text, &proved, fs, &node), "thrifty read");
+  assert_true(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  /* A cache too small for the index: no proof, the same text. */
+  tiny.cache_size = 64;
+  svn_cache_config_set(&tiny);
+  fs = open_fs(f7p);
+  err = read_node_text(&text, &proved, fs, &node);
+  svn_cache_config_set(&settings);
+  check(err, "small cache");
+  assert_false(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  /* A node-rev in a revision file: no thrifty proof. */
+  fs = open_fs(f7);
+  node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
+  check(read_node_text(&text, &proved, fs, &node), "unpacked read");
+  assert_false(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
+                                       "'%s' && chmod -R u+w '%s'", copy,
+                                       f7p, copy, copy)), 0);
+  fs = open_fs(copy);
+  node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
+
+  /* A digit of the recorded MD5. */
+  old = poke_byte(node.path, node.md5_at, '0');
+  if (old == '0')
+    poke_byte(node.path, node.md5_at, '1');
+  fs = open_fs(copy);
+  damaged = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
+  err = read_node_text(&text, &proved, fs, &damaged);
+  if (!expected_damage_error(err))
+    fail_msg("changed MD5 digit: %s", err ? err->message : "no error");
+  svn_error_clear(err);
+  poke_byte(node.path, node.md5_at, old);
+
+  /* A byte of the delta. */
+  fs = open_fs(copy);
+  check(read_node_text(&text, &proved, fs, &node), "restored");
+  assert_true(proved);
+  h = read_header(fs, node.rep, pool);
+  assert_null(svn_fs_fs__revfile_open(&file, fs, 17, pool, pool));
+  assert_null(svn_fs_fs__item_offset(&offset, fs, file, 17,
+                                     node.rep->item_index, pool));
+  assert_null(svn_fs_fs__revfile_close(file));
+  flip_byte(node.path, offset + h.header_size + node.rep->size / 2);
+  err = read_node_text(&text, &proved, open_fs(copy), &node);
+  if (!expected_damage_error(err))
+    fail_msg("flipped delta byte: %s", err ? err->message : "no error");
+  svn_error_clear(err);
+  svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1205,6 +1348,7 @@ main(int argc, char **argv)
     cmocka_unit_test(test_large_texts_shared),
     cmocka_unit_test(test_damaged_reps),
     cmocka_unit_test(test_md5_proof),
+    cmocka_unit_test(test_thrifty_proof),
     cmocka_unit_test(test_chain_memory_bound),
     cmocka_unit_test(test_crafted_chain),
     cmocka_unit_test(test_read_releases_buffers),

@@ -276,6 +276,48 @@ test_p2l_blocks(void **state)
     }
 }
 
+/* svn_fs_fs__p2l_entry_peek answers only from a page at hand: nothing
+   for an entry whose page no lookup has expanded yet (without caches,
+   a fresh fs has no page), the entry svn_fs_fs__p2l_entry_lookup finds
+   once that lookup has expanded it, and "no entry" for an offset where
+   no item starts. */
+static void
+test_p2l_peek(void **state)
+{
+  svn_fs_t *fs = make_fs(vector_db("f7p"), FALSE, pool);
+  svn_fs_fs__revfile_t *file;
+  svn_fs_fs__p2l_entry_t *entry, *peeked;
+  svn_boolean_t at_hand;
+  apr_off_t offset;
+
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 5, pool, pool));
+  assert_true(file->is_packed);
+  CHECK(svn_fs_fs__item_offset(&offset, fs, file, 5,
+                               SVN_FS_FS__ITEM_INDEX_ROOT_NODE, pool));
+  CHECK(svn_fs_fs__p2l_entry_peek(&peeked, &at_hand, fs, file, 5, offset,
+                                  pool, pool));
+  assert_false(at_hand);
+  assert_null(peeked);
+
+  CHECK(svn_fs_fs__p2l_entry_lookup(&entry, fs, file, 5, offset, pool,
+                                    pool));
+  assert_non_null(entry);
+  CHECK(svn_fs_fs__p2l_entry_peek(&peeked, &at_hand, fs, file, 5, offset,
+                                  pool, pool));
+  assert_true(at_hand);
+  assert_non_null(peeked);
+  assert_int_equal(peeked->offset, entry->offset);
+  assert_int_equal(peeked->size, entry->size);
+  assert_int_equal(peeked->item_index, SVN_FS_FS__ITEM_INDEX_ROOT_NODE);
+  assert_int_equal(peeked->fnv1_checksum, entry->fnv1_checksum);
+
+  CHECK(svn_fs_fs__p2l_entry_peek(&peeked, &at_hand, fs, file, 5,
+                                  offset + 1, pool, pool));
+  assert_true(at_hand);
+  assert_null(peeked);
+  CHECK(svn_fs_fs__revfile_close(file));
+}
+
 static void
 test_errors(void **state)
 {
@@ -1097,6 +1139,7 @@ main(void)
     cmocka_unit_test(test_vectors_items),
     cmocka_unit_test(test_vectors_verify),
     cmocka_unit_test(test_p2l_blocks),
+    cmocka_unit_test(test_p2l_peek),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_stale_min_unpacked),
     cmocka_unit_test(test_handle_lifetimes),
