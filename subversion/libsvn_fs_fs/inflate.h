@@ -16,7 +16,10 @@
  * under 2 MB in all (maven-small's 800 revisions; an export of maven's
  * trunk inflates 30 MB and more).  So a process inflates its first
  * LIBDEFLATE_AFTER bytes (4 MB) with zlib and only then loads
- * libdeflate: a few ms more for a large export.
+ * libdeflate: a few ms more for a large export.  A stream that expands
+ * to a whole svndiff window (LIBDEFLATE_WINDOW) loads it at once: only
+ * texts larger than a window have those, and reading them inflates
+ * plenty.
  */
 #ifndef FSFS7_INFLATE_H
 #define FSFS7_INFLATE_H

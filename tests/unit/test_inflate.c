@@ -3,10 +3,11 @@
  * inputs) must come back byte for byte; a wrong expected length, damaged
  * data or a damaged Adler-32 trailer must be refused; bytes after the
  * stream are ignored; and four threads inflating at once each get right
- * results.  The binary runs three passes, each in its own process (the
+ * results.  The binary runs four passes, each in its own process (the
  * choice of implementation is made once per process): FSFS7_INFLATE
  * unset (zlib first, libdeflate once 4 MB have been inflated), forced to
- * "libdeflate" and forced to "zlib".  FSFS7_EXPECT_INFLATE, when set,
+ * "libdeflate", forced to "zlib", and unset again for streams of a
+ * whole svndiff window (which switch at once).  FSFS7_EXPECT_INFLATE, when set,
  * names the implementation the first two must end up with (CI installs
  * libdeflate0 so that the fast path is what it tests). */
 #include <stdarg.h>
@@ -186,9 +187,39 @@ test_default_switches(void **state)
   free(out);
 }
 
-/* Run this binary again with FSFS7_INFLATE=MODE; its exit status. */
+/* Without FSFS7_INFLATE: streams smaller than a whole svndiff window
+   keep zlib however many there are (below 4 MB in all), and the first
+   stream of a whole window (100,000 bytes and more) switches at once. */
+static void
+test_full_window_switches(void **state)
+{
+  const char *expect = getenv("FSFS7_EXPECT_INFLATE");
+  apr_size_t small = 64 * 1024, full = 102400, zlen, flen;
+  unsigned char *in = make_input(full, 1);
+  unsigned char *z = deflate_it(in, small, 6, &zlen);
+  unsigned char *fz = deflate_it(in, full, 6, &flen);
+  unsigned char *out = malloc(full);
+  int k;
+
+  for (k = 0; k < 40; k++)
+    assert_true(svn_fs_fs__inflate(out, small, z, zlen));
+  assert_string_equal(svn_fs_fs__inflate_implementation(), "zlib");
+  assert_true(svn_fs_fs__inflate(out, full, fz, flen));
+  assert_memory_equal(out, in, full);
+  printf("# after a whole window: %s\n",
+         svn_fs_fs__inflate_implementation());
+  if (expect && *expect)
+    assert_string_equal(svn_fs_fs__inflate_implementation(), expect);
+  free(in);
+  free(z);
+  free(fz);
+  free(out);
+}
+
+/* Run this binary again with the environment variable VAR set to MODE;
+   its exit status. */
 static int
-run_pass(char **argv, const char *mode)
+run_pass(char **argv, const char *var, const char *mode)
 {
   pid_t child;
   int status;
@@ -197,7 +228,7 @@ run_pass(char **argv, const char *mode)
   child = fork();
   if (child == 0)
     {
-      setenv("FSFS7_INFLATE", mode, 1);
+      setenv(var, mode, 1);
       execv("/proc/self/exe", argv);
       _exit(127);
     }
@@ -222,13 +253,19 @@ main(int argc, char **argv)
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_threads),
   };
+  const struct CMUnitTest window_pass[] = {
+    cmocka_unit_test(test_full_window_switches),
+  };
   int failed;
 
   (void)argc;
   if (getenv("FSFS7_INFLATE"))
     return cmocka_run_group_tests(forced_pass, NULL, NULL);
+  if (getenv("FSFS7_INFLATE_TEST_WINDOW"))
+    return cmocka_run_group_tests(window_pass, NULL, NULL);
   failed = cmocka_run_group_tests(default_pass, NULL, NULL);
-  failed |= run_pass(argv, "libdeflate");
-  failed |= run_pass(argv, "zlib");
+  failed |= run_pass(argv, "FSFS7_INFLATE", "libdeflate");
+  failed |= run_pass(argv, "FSFS7_INFLATE", "zlib");
+  failed |= run_pass(argv, "FSFS7_INFLATE_TEST_WINDOW", "1");
   return failed;
 }
