@@ -1119,84 +1119,6 @@ poke_byte(const char *path, apr_off_t at, char c)
   return (char)old;
 }
 
-/* REP-9: a long text whose chain and node-rev have the item checksums
-   the P2L index records is read without its MD5, and gives the text
-   the MD5 would have passed.  The proof covers the node-rev: with a
-   digit of the recorded MD5 changed, the proof fails and the MD5 check
-   refuses the text (were the node-rev left out of the proof, this read
-   would pass); with another byte of the node-rev changed, the proof
-   fails and the MD5 passes the text.  A damaged delta is refused.  A
-   physically addressed repository has no P2L index and no proof. */
-static void
-test_md5_proof(void **state)
-{
-  const char *f6 = APR_ARRAY_IDX(repos, 0, const char *);
-  const char *f7 = APR_ARRAY_IDX(repos, 1, const char *);
-  const char *copy = apr_psprintf(pool, "%s.proof.%ld", f7, (long)getpid());
-  svn_fs_t *fs = open_fs(f7);
-  found_node_t node = find_node(fs, 22, "/trunk/big.txt"), damaged;
-  svn_stringbuf_t *expected, *text;
-  svn_boolean_t proved;
-  svn_fs_fs__rep_header_t h;
-  svn_fs_fs__revfile_t *file;
-  apr_off_t offset, at;
-  svn_error_t *err;
-  char old;
-
-  assert_true(node.rep->expanded_size >= 64 * 1024);
-  check(svn_fs_fs__rep_contents(&expected, open_fs(f7), node.rep, pool,
-                                pool), "plain read");
-  check(read_node_text(&text, &proved, fs, &node), "proved read");
-  assert_true(proved);
-  assert_true(svn_stringbuf_compare(text, expected));
-
-  node = find_node(open_fs(f6), 22, "/trunk/big.txt");
-  check(read_node_text(&text, &proved, open_fs(f6), &node), "f6 read");
-  assert_false(proved);
-  assert_true(svn_stringbuf_compare(text, expected));
-
-  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
-                                       "'%s' && chmod -R u+w '%s'", copy,
-                                       f7, copy, copy)), 0);
-  fs = open_fs(copy);
-  node = find_node(fs, 22, "/trunk/big.txt");
-
-  /* A digit of the recorded MD5. */
-  old = poke_byte(node.path, node.md5_at, '0');
-  if (old == '0')
-    poke_byte(node.path, node.md5_at, '1');
-  damaged = find_node(open_fs(copy), 22, "/trunk/big.txt");
-  err = read_node_text(&text, &proved, open_fs(copy), &damaged);
-  if (!expected_damage_error(err))
-    fail_msg("changed MD5 digit: %s", err ? err->message : "no error");
-  svn_error_clear(err);
-  poke_byte(node.path, node.md5_at, old);
-
-  /* Another byte of the node-rev: no proof, but a good text. */
-  old = poke_byte(node.path, node.cpath_at + 1, 'X');
-  check(read_node_text(&text, &proved, open_fs(copy), &node),
-        "node-rev damaged elsewhere");
-  assert_false(proved);
-  assert_true(svn_stringbuf_compare(text, expected));
-  poke_byte(node.path, node.cpath_at + 1, old);
-
-  /* A byte of the delta. */
-  check(read_node_text(&text, &proved, open_fs(copy), &node), "restored");
-  assert_true(proved);
-  h = read_header(fs, node.rep, pool);
-  assert_null(svn_fs_fs__revfile_open(&file, fs, 22, pool, pool));
-  assert_null(svn_fs_fs__item_offset(&offset, fs, file, 22,
-                                     node.rep->item_index, pool));
-  assert_null(svn_fs_fs__revfile_close(file));
-  at = offset + h.header_size + node.rep->size / 2;
-  flip_byte(node.path, at);
-  err = read_node_text(&text, &proved, open_fs(copy), &node);
-  if (!expected_damage_error(err))
-    fail_msg("flipped delta byte: %s", err ? err->message : "no error");
-  svn_error_clear(err);
-  svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
-}
-
 /* The node-rev at CPATH ("/a/b") in revision REV of FS, found through
    the directories, so that it may lie in a pack file (found.path then
    names the pack). */
@@ -1252,6 +1174,119 @@ find_node_by_path(svn_fs_t *fs, svn_revnum_t rev, const char *cpath)
   return found;
 }
 
+/* Finds a node-rev: find_node() or find_node_by_path(). */
+typedef found_node_t (*node_finder_t)(svn_fs_t *fs, svn_revnum_t rev,
+                                      const char *cpath);
+
+/* Make COPY a writable copy of the repository REPO. */
+static void
+copy_repo(const char *repo, const char *copy)
+{
+  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
+                                       "'%s' && chmod -R u+w '%s'", copy,
+                                       repo, copy, copy)), 0);
+}
+
+/* In the repository COPY, change a digit of the MD5 that the node-rev
+   at CPATH in REV (located by FIND) records: reading its text must fail
+   as damage, whatever REP-9 makes of it.  The digit is restored. */
+static void
+expect_md5_digit_refused(const char *copy, svn_revnum_t rev,
+                         const char *cpath, node_finder_t find)
+{
+  found_node_t node = find(open_fs(copy), rev, cpath), damaged;
+  svn_stringbuf_t *text;
+  svn_boolean_t proved;
+  svn_error_t *err;
+  char old = poke_byte(node.path, node.md5_at, '0');
+
+  if (old == '0')
+    poke_byte(node.path, node.md5_at, '1');
+  damaged = find(open_fs(copy), rev, cpath);
+  err = read_node_text(&text, &proved, open_fs(copy), &damaged);
+  if (!expected_damage_error(err))
+    fail_msg("changed MD5 digit: %s", err ? err->message : "no error");
+  svn_error_clear(err);
+  poke_byte(node.path, node.md5_at, old);
+}
+
+/* In the repository COPY, whose text of NODE (in REV) is proved when
+   read, flip a byte in the middle of that text's delta: reading it must
+   then fail as damage.  The byte stays flipped. */
+static void
+expect_delta_flip_refused(const char *copy, svn_revnum_t rev,
+                          const found_node_t *node)
+{
+  svn_fs_t *fs = open_fs(copy);
+  svn_stringbuf_t *text;
+  svn_boolean_t proved;
+  svn_fs_fs__rep_header_t h;
+  svn_fs_fs__revfile_t *file;
+  apr_off_t offset;
+  svn_error_t *err;
+
+  check(read_node_text(&text, &proved, fs, node), "undamaged");
+  assert_true(proved);
+  h = read_header(fs, node->rep, pool);
+  assert_null(svn_fs_fs__revfile_open(&file, fs, rev, pool, pool));
+  assert_null(svn_fs_fs__item_offset(&offset, fs, file, rev,
+                                     node->rep->item_index, pool));
+  assert_null(svn_fs_fs__revfile_close(file));
+  flip_byte(node->path, offset + h.header_size + node->rep->size / 2);
+  err = read_node_text(&text, &proved, open_fs(copy), node);
+  if (!expected_damage_error(err))
+    fail_msg("flipped delta byte: %s", err ? err->message : "no error");
+  svn_error_clear(err);
+}
+
+/* REP-9: a long text whose chain and node-rev have the item checksums
+   the P2L index records is read without its MD5, and gives the text
+   the MD5 would have passed.  The proof covers the node-rev: with a
+   digit of the recorded MD5 changed, the proof fails and the MD5 check
+   refuses the text (were the node-rev left out of the proof, this read
+   would pass); with another byte of the node-rev changed, the proof
+   fails and the MD5 passes the text.  A damaged delta is refused.  A
+   physically addressed repository has no P2L index and no proof. */
+static void
+test_md5_proof(void **state)
+{
+  const char *f6 = APR_ARRAY_IDX(repos, 0, const char *);
+  const char *f7 = APR_ARRAY_IDX(repos, 1, const char *);
+  const char *copy = apr_psprintf(pool, "%s.proof.%ld", f7, (long)getpid());
+  svn_fs_t *fs = open_fs(f7);
+  found_node_t node = find_node(fs, 22, "/trunk/big.txt");
+  svn_stringbuf_t *expected, *text;
+  svn_boolean_t proved;
+  char old;
+
+  assert_true(node.rep->expanded_size >= 64 * 1024);
+  check(svn_fs_fs__rep_contents(&expected, open_fs(f7), node.rep, pool,
+                                pool), "plain read");
+  check(read_node_text(&text, &proved, fs, &node), "proved read");
+  assert_true(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  node = find_node(open_fs(f6), 22, "/trunk/big.txt");
+  check(read_node_text(&text, &proved, open_fs(f6), &node), "f6 read");
+  assert_false(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  copy_repo(f7, copy);
+  expect_md5_digit_refused(copy, 22, "/trunk/big.txt", find_node);
+
+  /* Another byte of the node-rev: no proof, but a good text. */
+  node = find_node(open_fs(copy), 22, "/trunk/big.txt");
+  old = poke_byte(node.path, node.cpath_at + 1, 'X');
+  check(read_node_text(&text, &proved, open_fs(copy), &node),
+        "node-rev damaged elsewhere");
+  assert_false(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+  poke_byte(node.path, node.cpath_at + 1, old);
+
+  expect_delta_flip_refused(copy, 22, &node);
+  svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+}
+
 /* REP-9, thrifty proofs: a text of 8-64 kB whose node-rev is in a pack
    file is proved when the pack files' index fits the cache, and gives
    the text the MD5 would have passed; with a cache too small for that
@@ -1268,14 +1303,9 @@ test_thrifty_proof(void **state)
   svn_cache_config_t settings = *svn_cache_config_get(), tiny = settings;
   svn_fs_t *fs = open_fs(f7p);
   found_node_t node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
-  found_node_t damaged;
   svn_stringbuf_t *expected, *text;
   svn_boolean_t proved;
-  svn_fs_fs__rep_header_t h;
-  svn_fs_fs__revfile_t *file;
-  apr_off_t offset;
   svn_error_t *err;
-  char old;
 
   assert_true(svn_fs_fs__is_packed_rev(fs, 17));
   assert_true(node.rep->expanded_size >= 8 * 1024
@@ -1303,38 +1333,11 @@ test_thrifty_proof(void **state)
   assert_false(proved);
   assert_true(svn_stringbuf_compare(text, expected));
 
-  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
-                                       "'%s' && chmod -R u+w '%s'", copy,
-                                       f7p, copy, copy)), 0);
-  fs = open_fs(copy);
-  node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
-
-  /* A digit of the recorded MD5. */
-  old = poke_byte(node.path, node.md5_at, '0');
-  if (old == '0')
-    poke_byte(node.path, node.md5_at, '1');
-  fs = open_fs(copy);
-  damaged = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
-  err = read_node_text(&text, &proved, fs, &damaged);
-  if (!expected_damage_error(err))
-    fail_msg("changed MD5 digit: %s", err ? err->message : "no error");
-  svn_error_clear(err);
-  poke_byte(node.path, node.md5_at, old);
-
-  /* A byte of the delta. */
-  fs = open_fs(copy);
-  check(read_node_text(&text, &proved, fs, &node), "restored");
-  assert_true(proved);
-  h = read_header(fs, node.rep, pool);
-  assert_null(svn_fs_fs__revfile_open(&file, fs, 17, pool, pool));
-  assert_null(svn_fs_fs__item_offset(&offset, fs, file, 17,
-                                     node.rep->item_index, pool));
-  assert_null(svn_fs_fs__revfile_close(file));
-  flip_byte(node.path, offset + h.header_size + node.rep->size / 2);
-  err = read_node_text(&text, &proved, open_fs(copy), &node);
-  if (!expected_damage_error(err))
-    fail_msg("flipped delta byte: %s", err ? err->message : "no error");
-  svn_error_clear(err);
+  copy_repo(f7p, copy);
+  expect_md5_digit_refused(copy, 17, "/trunk/d/medium.txt",
+                           find_node_by_path);
+  node = find_node_by_path(open_fs(copy), 17, "/trunk/d/medium.txt");
+  expect_delta_flip_refused(copy, 17, &node);
   svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
 }
 
