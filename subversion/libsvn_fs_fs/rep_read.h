@@ -94,6 +94,11 @@ svn_fs_fs__rep_same(const svn_fs_fs__rep_t *a, const svn_fs_fs__rep_t *b);
 apr_uint32_t
 svn_fs_fs__rep_large_texts_live(void);
 
+/* For tests and measurements: large texts of the process so far that
+   took the memory the last released one left (no fresh pages). */
+apr_uint32_t
+svn_fs_fs__rep_large_reuses(void);
+
 /* For tests and measurements: the most memory (bytes) that reads held
    at once for reconstructing texts -- input, decode and output buffers
    and decoded windows, not the copy collected for the caches -- since

@@ -633,7 +633,8 @@ test_large_texts_beside_cache(void **state)
    while another read replaces it, and a stream dropped half-way frees
    the text it was collecting.  The old reader made a copy of the recent
    text for every read of it and kept the collected copy in the stream's
-   pool; svn_fs_fs__rep_large_texts_live() counts the shared ones. */
+   pool; svn_fs_fs__rep_large_texts_live() counts the shared ones.  A
+   new large text takes the memory of the last one released. */
 static void
 test_large_texts_shared(void **state)
 {
@@ -647,7 +648,7 @@ test_large_texts_shared(void **state)
   svn_stream_t *stream;
   char buf[1000];
   apr_size_t len;
-  apr_uint32_t base = svn_fs_fs__rep_large_texts_live();
+  apr_uint32_t base = svn_fs_fs__rep_large_texts_live(), reuses;
   int i;
 
   check(svn_cache__membuffer_cache_create(&membuffer, 64 * 1024 * 1024, 0,
@@ -699,11 +700,14 @@ test_large_texts_shared(void **state)
   assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
 
   /* L1 (no longer recent) dropped half-way: its collection goes too, and
-     the recent text is still L2. */
+     the recent text is still L2.  The collection takes the memory the
+     released L1 left, not fresh pages. */
+  reuses = svn_fs_fs__rep_large_reuses();
   check(svn_fs_fs__rep_contents_stream(&stream, fs, l1, sp), "stream 1b");
   len = sizeof(buf);
   check(svn_stream_read_full(stream, buf, &len), "read 1b");
   assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 2);
+  assert_int_equal(svn_fs_fs__rep_large_reuses(), reuses + 1);
   svn_pool_clear(sp);
   assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
   check(svn_fs_fs__rep_contents(&got, fs, l2, pool, pool), "whole 2");
