@@ -634,7 +634,8 @@ test_large_texts_beside_cache(void **state)
    the text it was collecting.  The old reader made a copy of the recent
    text for every read of it and kept the collected copy in the stream's
    pool; svn_fs_fs__rep_large_texts_live() counts the shared ones.  A
-   new large text takes the memory of the last one released. */
+   new large text takes the memory of the last one released, unless
+   hundreds of other reads came between. */
 static void
 test_large_texts_shared(void **state)
 {
@@ -712,6 +713,21 @@ test_large_texts_shared(void **state)
   assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
   check(svn_fs_fs__rep_contents(&got, fs, l2, pool, pool), "whole 2");
   assert_true(svn_stringbuf_compare(got, t2));
+
+  /* After 300 reads of other texts the released memory is gone: the
+     next large text does not find it. */
+  for (i = 0; i < 300; i++)
+    {
+      svn_pool_clear(sp);
+      check(svn_fs_fs__rep_contents(&got, plain,
+                                    APR_ARRAY_IDX(reps, i % reps->nelts,
+                                                  svn_fs_fs__rep_t *),
+                                    sp, sp), "other text");
+    }
+  svn_pool_clear(sp);
+  reuses = svn_fs_fs__rep_large_reuses();
+  assert_true(svn_stringbuf_compare(read_streamed(fs, l1, sp), t1));
+  assert_int_equal(svn_fs_fs__rep_large_reuses(), reuses);
   svn_pool_destroy(sp);
 }
 
