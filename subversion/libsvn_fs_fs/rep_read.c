@@ -857,7 +857,9 @@ large_text_create(apr_size_t cap)
   large_text_t *t = __atomic_exchange_n(&spare_large, NULL,
                                         __ATOMIC_ACQ_REL);
 
-  if (t && t->cap < cap)
+  /* Only a spare of about the size asked for: a larger one would keep
+     the memory of an earlier, larger text alive in a smaller one. */
+  if (t && (t->cap < cap || t->cap > buffer_capacity(cap + cap / 4)))
     {
       free(t);
       t = NULL;
