@@ -480,7 +480,18 @@ class WriteTests(unittest.TestCase):
         threads share one process's spare transaction directories
         (txn_spare.c), and one taking a directory for its transaction
         while another replaced db/txn-current through a spare in it made
-        the latter's commit fail (seen by tools/bench/servers_bench.py)."""
+        the latter's commit fail (seen by tools/bench/servers_bench.py).
+
+        A commit refused with E170001 "Authorization failed" is tried
+        again (at most 3 times, and logged): that is stock svnserve's
+        own race, not the module's.  Its threads share the svn_config_t
+        of --config-file, and svn_config_get() lowercases each key into
+        the config's one scratch buffer (libsvn_subr/config.c,
+        get_hash_value), so a thread may look up another thread's key,
+        read the default "anon-access = read" and refuse the write
+        before the commit begins (serve.c, must_have_access).  Seen in
+        2 of ~8 runs of make check on 2026-11-27, with either module's
+        timing; nothing is committed by a refused attempt."""
         repo = create("conc-svnserve", 7)
         root = os.path.dirname(repo)
         srv = Svnserve(root, ours=True)
@@ -490,11 +501,17 @@ class WriteTests(unittest.TestCase):
             src = S.path("conc-svnserve-src")
             write(src, b"content\n")
             errors = []
+            config_races = []
 
             def go(i):
                 for k in range(each):
-                    p = T.run(["svnmucc", "--non-interactive", "-m", "c",
-                               "put", src, "%s/f%d-%d" % (url, i, k)])
+                    for attempt in range(4):
+                        p = T.run(["svnmucc", "--non-interactive", "-m", "c",
+                                   "put", src, "%s/f%d-%d" % (url, i, k)])
+                        if (p.returncode == 0 or attempt == 3
+                                or b"E170001" not in p.stderr):
+                            break
+                        config_races.append(T.describe(p))
                     if p.returncode != 0:
                         errors.append(T.describe(p))
             threads = [threading.Thread(target=go, args=(i,))
@@ -506,6 +523,9 @@ class WriteTests(unittest.TestCase):
             self.assertTrue(srv.maps_our_module(), "svnserve did not map our module")
         finally:
             srv.stop()
+        if config_races:
+            T.log("svnserve refused %d commit attempt(s) with E170001 "
+                  "(its config race), tried again" % len(config_races))
         self.assertEqual(errors, [])
         self.assertEqual(youngest(repo), clients * each)
         v = T.stock("svnadmin", "verify", "-q", repo)
