@@ -900,11 +900,14 @@ large_text_release(large_text_t *t)
 }
 
 /* A read begins: free the spare if SPARE_LARGE_READS reads began since
-   it was parked and none took it. */
+   it was parked and none took it.  Reads only count while a spare is
+   parked (the counter starts anew then), so that threads reading no
+   large texts do not all write one counter. */
 static void
 drop_stale_spare(void)
 {
-  if (apr_atomic_inc32(&reads_since_park) + 1 == SPARE_LARGE_READS)
+  if (__atomic_load_n(&spare_large, __ATOMIC_RELAXED) != NULL
+      && apr_atomic_inc32(&reads_since_park) + 1 == SPARE_LARGE_READS)
     free(__atomic_exchange_n(&spare_large, NULL, __ATOMIC_ACQ_REL));
 }
 

@@ -78,6 +78,15 @@ open_fs(const char *repo)
   return fs;
 }
 
+/* Make COPY a writable copy of the repository REPO. */
+static void
+copy_repo(const char *repo, const char *copy)
+{
+  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
+                                       "'%s' && chmod -R u+w '%s'", copy,
+                                       repo, copy, copy)), 0);
+}
+
 /* All rep references in the rev / pack files of FS, as
    svn_fs_fs__rep_t *, deduplicated by location. */
 static apr_array_header_t *
@@ -454,9 +463,7 @@ test_damaged_reps(void **state)
     }
 
   /* Flip one byte in the data of reps in a copy of the repository. */
-  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
-                                       "'%s' && chmod -R u+w '%s'", copy,
-                                       repo, copy, copy)), 0);
+  copy_repo(repo, copy);
   for (i = 0; i < reps->nelts && flipped < 60; i += 7)
     {
       svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i, svn_fs_fs__rep_t *);
@@ -1197,15 +1204,6 @@ find_node_by_path(svn_fs_t *fs, svn_revnum_t rev, const char *cpath)
 /* Finds a node-rev: find_node() or find_node_by_path(). */
 typedef found_node_t (*node_finder_t)(svn_fs_t *fs, svn_revnum_t rev,
                                       const char *cpath);
-
-/* Make COPY a writable copy of the repository REPO. */
-static void
-copy_repo(const char *repo, const char *copy)
-{
-  assert_int_equal(system(apr_psprintf(pool, "rm -rf '%s' && cp -a '%s' "
-                                       "'%s' && chmod -R u+w '%s'", copy,
-                                       repo, copy, copy)), 0);
-}
 
 /* In the repository COPY, change a digit of the MD5 that the node-rev
    at CPATH in REV (located by FIND) records: reading its text must fail
