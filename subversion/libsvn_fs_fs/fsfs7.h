@@ -284,6 +284,10 @@ typedef struct svn_fs_fs__data_t
      process-wide membuffer. */
   const char *cache_prefix;
 
+  /* Fingerprint salt of this repository for the admission table
+     (cache_admit.h). */
+  apr_uint64_t admit_salt;
+
   /* Small set of open revision / pack files shared by all reads of this
      svn_fs_t (revfile.c owns it). */
   void *open_files;

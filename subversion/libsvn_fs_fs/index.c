@@ -32,6 +32,7 @@
 #include "svn_io.h"
 #include "private/svn_subr_private.h"
 
+#include "cache_admit.h"
 #include "caching.h"
 #include "corrupt.h"
 #include "footer.h"
@@ -673,7 +674,9 @@ get_l2p_stored(apr_uint64_t *value, svn_fs_t *fs,
             }
         }
       SVN_ERR(load_l2p_page(&page, rev_file, header, page_no, scratch_pool));
-      if (cache)
+      if (cache
+          && svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_l2p_page,
+                              &key, sizeof(key)))
         SVN_ERR(svn_cache__set(cache, &key, (void *)page,
                                scratch_pool));
     }

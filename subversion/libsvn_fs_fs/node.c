@@ -17,6 +17,7 @@
 #include "svn_pools.h"
 #include "svn_cache_config.h"
 
+#include "cache_admit.h"
 #include "caching.h"
 #include "changes_codec.h"
 #include "corrupt.h"
@@ -47,17 +48,23 @@
    FSFS7_BLOCK_READ, a benchmark switch like FSFS7_PACK_ORDER: "none", or
    a comma list of "noderev" (every node-rev of the block), "samerev"
    (those of the revision of the node-rev asked for), "changes").  The
-   default is changed-path lists only: pre-parsing node-revs cost more
-   CPU than it saved on the full maven (hot null-export 2.0 -> 4.7 s
-   user, dump 3.9 -> 7.1 s; "samerev" 2.5 s and 4.9 s): a block of a
-   pack holds ~200 node-revs, an export needs a few of them, and a dump
-   needs them all but revisions apart, long after a 16 MB membuffer
-   dropped them.  doc/benchmarks.md, "Block-read (branch h-blk)". */
+   default is none.  Pre-parsing node-revs cost more CPU than it saved
+   on the full maven (hot null-export 2.0 -> 4.7 s user, dump 3.9 ->
+   7.1 s; "samerev" 2.5 s and 4.9 s): a block of a pack holds ~200
+   node-revs, an export needs a few of them, and a dump needs them all
+   but revisions apart, long after a 16 MB membuffer dropped them
+   (doc/benchmarks.md, "Block-read (branch h-blk)").  Changed-path lists
+   were pre-parsed until values read once stopped going into the caches
+   (cache_admit.h): a log reads each list once, so storing its
+   neighbours only filled the membuffer ('svnbench null-log -v' of
+   packed full maven: 22 MB stored, 28.3 MB peak RSS; without, 23.4 MB
+   and a little less CPU, with the revfile blocks serving the
+   neighbours' bytes anyway). */
 #define PREFILL_NODEREV 1
 #define PREFILL_SAMEREV 2
 #define PREFILL_NODEREVS (PREFILL_NODEREV | PREFILL_SAMEREV)
 #define PREFILL_CHANGES 4
-#define PREFILL_DEFAULT PREFILL_CHANGES
+#define PREFILL_DEFAULT 0
 
 /* ------------------------------------------------------------------ */
 /* Transaction node-revs (doc/format/noderev.md, directories.md)        */
@@ -301,6 +308,34 @@ kind_memo_create(apr_pool_t *pool)
   return memo;
 }
 
+/* Read the node-rev ID of FS from disk into *NODEREV; cache a committed
+   one at once with AT_ONCE, else only on its second read from disk
+   (cache_admit.h). */
+static svn_error_t *
+read_and_cache(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
+               const svn_fs_fs__id_t *id, svn_boolean_t at_once,
+               apr_pool_t *result_pool, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__pair_cache_key_t key;
+
+  if (svn_fs_fs__id_is_txn(id))
+    return svn_error_trace(read_txn_noderev(noderev, fs, id, result_pool,
+                                            scratch_pool));
+  key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                  (apr_int64_t)id->rev_item.number);
+  SVN_ERR(svn_fs_fs__ensure_revision_exists(key.revision, fs, scratch_pool));
+  SVN_ERR(read_noderev(noderev, fs, id, result_pool, scratch_pool));
+  if (ffd->node_revision_cache
+      && (at_once
+          || svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_noderev,
+                              &key, sizeof(key))))
+    SVN_ERR(svn_cache__set(ffd->node_revision_cache, &key, *noderev,
+                           scratch_pool));
+  kind_memo_note(fs, id, (*noderev)->kind);
+  return SVN_NO_ERROR;
+}
+
 svn_error_t *
 svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                        const svn_fs_fs__id_t *id, apr_pool_t *result_pool,
@@ -324,9 +359,8 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
         }
     }
 
-  return svn_error_trace(svn_fs_fs__get_noderev_fresh(noderev, fs, id,
-                                                      result_pool,
-                                                      scratch_pool));
+  return svn_error_trace(read_and_cache(noderev, fs, id, FALSE,
+                                        result_pool, scratch_pool));
 }
 
 svn_error_t *
@@ -335,21 +369,8 @@ svn_fs_fs__get_noderev_fresh(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                              apr_pool_t *result_pool,
                              apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  svn_fs_fs__pair_cache_key_t key;
-
-  if (svn_fs_fs__id_is_txn(id))
-    return svn_error_trace(read_txn_noderev(noderev, fs, id, result_pool,
-                                            scratch_pool));
-  key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
-                                  (apr_int64_t)id->rev_item.number);
-  SVN_ERR(svn_fs_fs__ensure_revision_exists(key.revision, fs, scratch_pool));
-  SVN_ERR(read_noderev(noderev, fs, id, result_pool, scratch_pool));
-  if (ffd->node_revision_cache)
-    SVN_ERR(svn_cache__set(ffd->node_revision_cache, &key, *noderev,
-                           scratch_pool));
-  kind_memo_note(fs, id, (*noderev)->kind);
-  return SVN_NO_ERROR;
+  return svn_error_trace(read_and_cache(noderev, fs, id, TRUE,
+                                        result_pool, scratch_pool));
 }
 
 svn_error_t *
@@ -382,8 +403,8 @@ svn_fs_fs__get_noderev_kind(svn_node_kind_t *kind, svn_fs_t *fs,
         }
     }
   /* The cache was asked just now (or has nothing for this id). */
-  SVN_ERR(svn_fs_fs__get_noderev_fresh(&noderev, fs, id, scratch_pool,
-                                       scratch_pool));
+  SVN_ERR(read_and_cache(&noderev, fs, id, FALSE, scratch_pool,
+                         scratch_pool));
   *kind = noderev->kind;
   return SVN_NO_ERROR;
 }
@@ -1366,7 +1387,9 @@ get_block(svn_fs_fs__changes_block_t **block, svn_fs_t *fs, svn_revnum_t rev,
   *block = apr_pcalloc(result_pool, sizeof(**block));
   SVN_ERR(load_block(*block, fs, rev, block_no, hint, result_pool,
                      scratch_pool));
-  if (cache)
+  if (cache
+      && svn_fs_fs__admit(SVN_FS_FS__DATA(fs)->admit_salt,
+                          svn_fs_fs__admit_changes, &key, sizeof(key)))
     SVN_ERR(svn_cache__set(cache, &key, *block, scratch_pool));
   return SVN_NO_ERROR;
 }

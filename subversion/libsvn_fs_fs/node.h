@@ -22,7 +22,10 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
    revision (and then cached) without asking the cache first: for
    node-revs that the caller knows were never read before (verify_root's
    of the revision it checks), where asking the cache costs a miss, and
-   a miss in a large membuffer costs more than a hit. */
+   a miss in a large membuffer costs more than a hit.  Unlike there, the
+   node-rev is cached on this first read (the caller expects it to be
+   read again: replay follows verify_root), not the second
+   (cache_admit.h). */
 svn_error_t *
 svn_fs_fs__get_noderev_fresh(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                              const svn_fs_fs__id_t *id,

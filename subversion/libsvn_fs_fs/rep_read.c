@@ -58,6 +58,7 @@
 #include "private/svn_cache.h"
 #include "private/svn_subr_private.h"
 
+#include "cache_admit.h"
 #include "caching.h"
 #include "corrupt.h"
 #include "id.h"
@@ -299,6 +300,9 @@ struct reader_t
   /* Whether the fulltext may go into the fulltext cache (or, over
      LARGE_FULLTEXT, become the fs's recent text) once read. */
   svn_boolean_t cachable;
+  /* Cache the text as soon as it is read; FALSE: only when it is read
+     from disk the second time (svn_fs_fs__node_text_stream, HISTORIC). */
+  svn_boolean_t cache_at_once;
 
   /* Copy of the fulltext for the fulltext cache (COLLECT_LEN of room for
      COLLECT_CAP bytes and a NUL, one of R's heap buffers), or NULL; a
@@ -1835,6 +1839,7 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
   r->files = apr_array_make(pool, 4, sizeof(svn_fs_fs__revfile_t *));
   r->rep = *rep;
   r->expected_len = -1;
+  r->cache_at_once = TRUE;
   *result = r;
 
   /* Reps of transactions are read from the proto-revision file, never
@@ -1953,7 +1958,11 @@ cache_fulltext(reader_t *r, svn_stringbuf_t *text)
 
   if (cache && text->len > LARGE_FULLTEXT)
     remember_large_text(r->fs, r->rep.revision, r->rep.item_index, text);
-  else if (cache)
+  else if (cache
+           && (r->cache_at_once
+               || svn_fs_fs__admit(SVN_FS_FS__DATA(r->fs)->admit_salt,
+                                   svn_fs_fs__admit_text, &key,
+                                   sizeof(key))))
     {
       SVN_ERR(svn_cache__set(cache, &key, text, r->scratch));
       svn_pool_clear(r->scratch);
@@ -2114,6 +2123,7 @@ svn_error_t *
 svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
                             const svn_fs_fs__rep_t *rep,
                             const svn_fs_fs__id_t *owner,
+                            svn_boolean_t historic,
                             apr_pool_t *result_pool)
 {
   reader_t *r;
@@ -2124,6 +2134,7 @@ svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
   SVN_ERR(reader_create(&r, fs, rep, owner, TRUE, FALSE, result_pool));
+  r->cache_at_once = historic;
   start_collecting(r);
   *contents = svn_stream_create(r, result_pool);
   svn_stream_set_read2(*contents, stream_read, stream_read);
@@ -2137,7 +2148,7 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
                                apr_pool_t *result_pool)
 {
   return svn_error_trace(svn_fs_fs__node_text_stream(contents, fs, rep, NULL,
-                                                     result_pool));
+                                                     TRUE, result_pool));
 }
 
 apr_uint32_t
@@ -2317,6 +2328,7 @@ svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                              const svn_fs_fs__id_t *source_owner,
                              const svn_fs_fs__rep_t *target,
                              const svn_fs_fs__id_t *target_owner,
+                             svn_boolean_t historic,
                              apr_pool_t *pool)
 {
   delta_baton_t *b = apr_pcalloc(pool, sizeof(*b));
@@ -2344,9 +2356,9 @@ svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
 
   /* General case: compute the delta between the two fulltexts. */
   SVN_ERR(svn_fs_fs__node_text_stream(&source_stream, fs, source,
-                                      source_owner, pool));
+                                      source_owner, historic, pool));
   SVN_ERR(svn_fs_fs__node_text_stream(&target_stream, fs, target,
-                                      target_owner, pool));
+                                      target_owner, historic, pool));
   svn_txdelta2(&b->inner, source_stream, target_stream, target == NULL,
                pool);
   if (target == NULL)
@@ -2367,7 +2379,7 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
 {
   return svn_error_trace(svn_fs_fs__node_delta_stream(stream, fs, source,
                                                       NULL, target, NULL,
-                                                      pool));
+                                                      TRUE, pool));
 }
 
 

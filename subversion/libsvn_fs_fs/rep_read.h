@@ -30,11 +30,21 @@ svn_fs_fs__rep_contents_stream(svn_stream_t **contents, svn_fs_t *fs,
    checked by the item checksums of the P2L index instead of its MD5,
    which costs a fraction of it; when those checksums cannot prove the
    text, the MD5 is checked as above (doc/format/representations.md,
-   REP-9).  With OWNER NULL this is svn_fs_fs__rep_contents_stream(). */
+   REP-9).  With OWNER NULL this is svn_fs_fs__rep_contents_stream().
+
+   HISTORIC says whether the text is read as of a revision older than
+   the youngest: then later versions of the file are likely read next
+   (dump, verify, walks of history), and their deltas are against this
+   text, so it goes into the fulltext cache at once.  A text read as of
+   the youngest revision (an export or checkout of HEAD) goes there only
+   when it is read from disk the second time (cache_admit.h): most are
+   read once, and storing them cost CPU and filled the membuffer's
+   memory for nothing. */
 svn_error_t *
 svn_fs_fs__node_text_stream(svn_stream_t **contents, svn_fs_t *fs,
                             const svn_fs_fs__rep_t *rep,
                             const svn_fs_fs__id_t *owner,
+                            svn_boolean_t historic,
                             apr_pool_t *result_pool);
 
 /* For tests and measurements: reads of the process so far whose MD5
@@ -66,14 +76,15 @@ svn_fs_fs__rep_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                             apr_pool_t *pool);
 
 /* The same for the texts of the node-revs SOURCE_OWNER and TARGET_OWNER
-   (either may be NULL), so that their reads may be proved as for
-   svn_fs_fs__node_text_stream(). */
+   (either may be NULL), so that their reads may be proved and cached as
+   for svn_fs_fs__node_text_stream() (HISTORIC for both). */
 svn_error_t *
 svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                              const svn_fs_fs__rep_t *source,
                              const svn_fs_fs__id_t *source_owner,
                              const svn_fs_fs__rep_t *target,
                              const svn_fs_fs__id_t *target_owner,
+                             svn_boolean_t historic,
                              apr_pool_t *pool);
 
 /* If REP's fulltext is in the cache, hand it to PROCESSOR and set

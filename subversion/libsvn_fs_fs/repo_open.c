@@ -21,6 +21,7 @@
 #include "svn_pools.h"
 #include "svn_dirent_uri.h"
 
+#include "cache_admit.h"
 #include "caching.h"
 #include "corrupt.h"
 #include "format.h"
@@ -247,6 +248,7 @@ init_caches(svn_fs_t *fs, const char *repo_path, apr_pool_t *scratch_pool)
   const char *prefix = svn_fs_fs__cache_prefix(fs, repo_path, fs->pool);
 
   ffd->cache_prefix = prefix;
+  ffd->admit_salt = svn_fs_fs__admit_salt(prefix);
   SVN_ERR(svn_fs_fs__revfile_init_caches(fs, membuffer, prefix, fs->pool,
                                          scratch_pool));
   SVN_ERR(svn_fs_fs__index_init_caches(fs, membuffer, prefix, fs->pool,

@@ -415,6 +415,15 @@ rep_dup(const svn_fs_fs__rep_t *rep, apr_pool_t *pool)
   return copy;
 }
 
+/* Whether texts read through ROOT are of a revision older than the
+   youngest known (svn_fs_fs__node_text_stream's HISTORIC). */
+static svn_boolean_t
+root_is_historic(svn_fs_root_t *root)
+{
+  return !root->is_txn_root
+         && root->rev < SVN_FS_FS__DATA(root->fs)->youngest_rev_cache;
+}
+
 static svn_error_t *
 root_file_contents(svn_stream_t **contents, svn_fs_root_t *root,
                    const char *path, apr_pool_t *pool)
@@ -426,7 +435,8 @@ root_file_contents(svn_stream_t **contents, svn_fs_root_t *root,
   return svn_error_trace(svn_fs_fs__node_text_stream(
                            contents, root->fs,
                            rep_dup(noderev->data_rep, pool),
-                           svn_fs_fs__id_copy(noderev->id, pool), pool));
+                           svn_fs_fs__id_copy(noderev->id, pool),
+                           root_is_historic(root), pool));
 }
 
 static svn_error_t *
@@ -464,7 +474,8 @@ root_get_file_delta_stream(svn_txdelta_stream_t **stream_p,
                            source ? svn_fs_fs__id_copy(source->id, pool)
                                   : NULL,
                            rep_dup(target->data_rep, pool),
-                           svn_fs_fs__id_copy(target->id, pool), pool));
+                           svn_fs_fs__id_copy(target->id, pool),
+                           root_is_historic(target_root), pool));
 }
 
 /* Compare two file texts, cheapest evidence first: identical rep, then

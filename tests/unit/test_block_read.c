@@ -2,6 +2,9 @@
  * when a read of one item fetches a block from disk, the other
  * node-revisions and changed-path lists wholly inside that block are
  * parsed into their caches, so that looking them up next reads nothing.
+ * Off by default since values read once are no longer cached
+ * (cache_admit.h): FSFS7_BLOCK_READ picks the kinds, and the tests that
+ * need them set it.
  *
  * Reads the format-8 repository of tests/unit/node_repos.sh (written by
  * the stock module; r1 is one small revision file, i.e. one block) and
@@ -132,9 +135,21 @@ test_neighbour_noderev_from_cache(void **state)
   assert_true(svn_fs_fs__block_read_items - filled >= 2);
 }
 
-/* The default: node-revs are not pre-parsed, changed-path lists are.
-   A copy of f8 in shards of 4 revisions, packed by the stock module:
-   reading r2's list brings the lists of r1 and r3 (one block). */
+/* A new svn_fs_t on f8p that pre-parses changed-path lists only. */
+static svn_fs_t *
+open_f8p_changes(void)
+{
+  svn_fs_t *fs;
+
+  setenv("FSFS7_BLOCK_READ", "changes", 1);
+  fs = open_f8p();
+  unsetenv("FSFS7_BLOCK_READ");
+  return fs;
+}
+
+/* Changed-path lists pre-parsed, node-revs not.  A copy of f8 in shards
+   of 4 revisions, packed by the stock module: reading r2's list brings
+   the lists of r1 and r3 (one block). */
 static void
 test_changes_from_cache(void **state)
 {
@@ -149,7 +164,7 @@ test_changes_from_cache(void **state)
     "env -u LD_LIBRARY_PATH svnadmin pack -q %s/f8p", tmpdir, tmpdir);
 
   assert_int_equal(system(cmd), 0);
-  fs = open_f8p();
+  fs = open_f8p_changes();
   read_root_then_trunk(fs, &first, &second);
   assert_int_equal(first, 1);
   assert_int_equal(second, 1);         /* node-revs: not pre-parsed */
@@ -162,10 +177,9 @@ test_changes_from_cache(void **state)
   assert_true(changes->nelts >= 1);
   assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned, 0);
 
-  /* Without block-read, each list is scanned from disk. */
-  setenv("FSFS7_BLOCK_READ", "none", 1);
+  /* Without block-read (the default), each list is scanned from disk. */
   fs = open_f8p();
-  unsetenv("FSFS7_BLOCK_READ");
+  assert_int_equal(SVN_FS_FS__DATA(fs)->block_read_kinds, 0);
   check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
   scanned = svn_fs_fs__changes_entries_scanned;
   check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
@@ -174,20 +188,27 @@ test_changes_from_cache(void **state)
 }
 
 /* An unpacked revision's file holds one changed-path list, the one being
-   read: with the default kinds, reading it consults no P2L index, while
-   a pack file's lists do (test_changes_from_cache made f8p). */
+   read: pre-parsing lists, reading it consults no P2L index, while a
+   pack file's lists do (test_changes_from_cache made f8p); by default
+   neither does. */
 static void
 test_unpacked_changes_no_lookup(void **state)
 {
-  svn_fs_t *fs = open_f8(NULL);
+  svn_fs_t *fs;
   apr_array_header_t *changes;
   apr_uint64_t before = svn_fs_fs__block_read_lookups;
 
+  setenv("FSFS7_BLOCK_READ", "changes", 1);
+  fs = open_f8(NULL);
+  unsetenv("FSFS7_BLOCK_READ");
   check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
   check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
   assert_true(changes->nelts >= 1);
   assert_int_equal(svn_fs_fs__block_read_lookups - before, 0);
   fs = open_f8p();
+  check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
+  assert_int_equal(svn_fs_fs__block_read_lookups - before, 0);
+  fs = open_f8p_changes();
   check(svn_fs_fs__rev_changes(&changes, fs, 2, pool, pool));
   assert_true(svn_fs_fs__block_read_lookups - before > 0);
 }
@@ -211,7 +232,8 @@ test_off_reads_again(void **state)
 
 /* fsfs.conf's [io] block-read = false switches it off; the application's
    fsfs-block-read=1 switches it back on, its 0 does not override the
-   repository's default. */
+   repository's default.  (With FSFS7_BLOCK_READ naming kinds: by
+   default there are none to pre-parse.) */
 static void
 test_settings(void **state)
 {
@@ -220,6 +242,9 @@ test_settings(void **state)
   svn_stringbuf_t *text;
   svn_fs_t *fs;
 
+  fs = open_f8("1");
+  assert_int_equal(SVN_FS_FS__DATA(fs)->block_read_kinds, 0);
+  setenv("FSFS7_BLOCK_READ", "changes", 1);
   fs = open_f8("0");
   assert_int_not_equal(SVN_FS_FS__DATA(fs)->block_read_kinds, 0);
   check(svn_stringbuf_from_file2(&text, conf, pool));
@@ -230,6 +255,7 @@ test_settings(void **state)
   assert_int_equal(SVN_FS_FS__DATA(fs)->block_read_kinds, 0);
   fs = open_f8("1");
   assert_int_not_equal(SVN_FS_FS__DATA(fs)->block_read_kinds, 0);
+  unsetenv("FSFS7_BLOCK_READ");
 }
 
 static int

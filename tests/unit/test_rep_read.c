@@ -1123,7 +1123,7 @@ read_node_text(svn_stringbuf_t **text, svn_boolean_t *proved, svn_fs_t *fs,
 
   *text = svn_stringbuf_create_empty(pool);
   SVN_ERR(svn_fs_fs__node_text_stream(&stream, fs, node->rep, node->id,
-                                      pool));
+                                      TRUE, pool));
   SVN_ERR(svn_stream_copy3(stream, svn_stream_from_stringbuf(*text, pool),
                            NULL, NULL, pool));
   *proved = svn_fs_fs__rep_md5_proofs() != before;

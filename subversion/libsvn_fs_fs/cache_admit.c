@@ -1,0 +1,98 @@
+/* cache_admit.c --- second-miss admission to the membuffer
+ * (cache_admit.h).
+ *
+ * The table: ADMIT_SLOTS 32-bit tags, indexed by the low bits of a
+ * 64-bit fingerprint, holding its high 32 bits (| 1, so that an empty
+ * slot never matches).  Loads and stores are relaxed atomics: threads
+ * may overwrite each other's tags, which only makes a value wait for
+ * one more miss.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache_admit.h"
+
+/* Slots of the table: 16,384 x 4 bytes, 64 kB of the process once
+   touched.  A key is stored on its second miss if fewer than about this
+   many other misses came between the two: an export of full maven's
+   trunk reads 18,000 node-revs, and the directories read again while
+   walking it come back within a few hundred. */
+#define ADMIT_SLOTS 16384
+
+static apr_uint32_t admit_table[ADMIT_SLOTS];
+
+/* 0 not known yet, 1 admit every value (FSFS7_CACHE_ADMIT=always),
+   -1 use the table. */
+static volatile int admit_all;
+
+/* 64-bit FNV-1a of LEN bytes at DATA, continuing from HASH. */
+static apr_uint64_t
+fnv64(apr_uint64_t hash, const void *data, apr_size_t len)
+{
+  const unsigned char *p = data;
+  apr_size_t i;
+
+  for (i = 0; i < len; i++)
+    hash = (hash ^ p[i]) * APR_UINT64_C(0x100000001b3);
+  return hash;
+}
+
+apr_uint64_t
+svn_fs_fs__admit_salt(const char *prefix)
+{
+  apr_uint64_t salt = fnv64(APR_UINT64_C(0xcbf29ce484222325), prefix,
+                            strlen(prefix));
+
+  return salt ? salt : 1;
+}
+
+static svn_boolean_t
+admit_everything(void)
+{
+  int all = admit_all;
+
+  if (all == 0)
+    {
+      const char *env = getenv("FSFS7_CACHE_ADMIT");
+
+      all = env && strcmp(env, "always") == 0 ? 1 : -1;
+      admit_all = all;
+    }
+  return all > 0;
+}
+
+svn_boolean_t
+svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                 const void *key, apr_size_t klen)
+{
+  unsigned char k = (unsigned char)kind;
+  apr_uint64_t fp;
+  apr_uint32_t tag, *slot;
+
+  if (admit_everything())
+    return TRUE;
+  fp = fnv64(salt, &k, 1);
+  fp = fnv64(fp, key, klen);
+  /* FNV-1a's low bits depend little on the last bytes: finish with
+     murmur3's mixer so that the slot (low bits) and the tag (high
+     bits) both depend on every byte. */
+  fp ^= fp >> 33;
+  fp *= APR_UINT64_C(0xff51afd7ed558ccd);
+  fp ^= fp >> 33;
+  slot = &admit_table[fp & (ADMIT_SLOTS - 1)];
+  tag = (apr_uint32_t)(fp >> 32) | 1;
+  if (__atomic_load_n(slot, __ATOMIC_RELAXED) == tag)
+    return TRUE;
+  __atomic_store_n(slot, tag, __ATOMIC_RELAXED);
+  return FALSE;
+}
+
+void
+svn_fs_fs__admit_reset(void)
+{
+  apr_size_t i;
+
+  for (i = 0; i < ADMIT_SLOTS; i++)
+    __atomic_store_n(&admit_table[i], 0, __ATOMIC_RELAXED);
+  admit_all = 0;
+}

@@ -1,0 +1,60 @@
+/* cache_admit.h --- which values read from disk go into the membuffer
+ * (cache layer).
+ *
+ * The membuffer costs twice for every value stored: the serialisation
+ * and copy, and the memory it writes to.  Its pages are touched as
+ * values arrive (first the quarter it calls L1, then the rest as values
+ * leave L1), so a process's resident share of a 16 MB cache is roughly
+ * the bytes it has stored, up to 16 MB.  A value that is read once --
+ * every node-rev of an export, every changed-path list of a log --
+ * gains nothing from being stored and pays both costs.
+ *
+ * So some caches store a value read from disk only when the same key
+ * was read from disk recently before: a process-wide table of
+ * fingerprints, one slot per fingerprint's low bits, remembers the keys
+ * that missed.  A key that misses for the second time while its slot
+ * still holds it is stored.  Servers keep that benefit: the table is
+ * shared by every svn_fs_t of the process (mod_dav_svn opens one per
+ * request), so the second request for a node-rev stores it.  Lossy by
+ * design: two keys sharing a slot push each other out (the second
+ * read then stores nothing), and a colliding fingerprint stores a value
+ * early; neither changes what a read returns.
+ */
+#ifndef FSFS7_CACHE_ADMIT_H
+#define FSFS7_CACHE_ADMIT_H
+
+#include "fsfs7.h"
+
+/* The caches that consult the table; part of the fingerprint, so that
+   equal keys of two caches are told apart. */
+typedef enum svn_fs_fs__admit_kind_t
+{
+  svn_fs_fs__admit_noderev = 1,
+  svn_fs_fs__admit_changes,
+  svn_fs_fs__admit_l2p_page,
+  svn_fs_fs__admit_text
+} svn_fs_fs__admit_kind_t;
+
+/* The salt that keeps the fingerprints of the repository whose cache key
+   prefix is PREFIX apart from those of other repositories in the same
+   process (a hash of PREFIX; never 0). */
+apr_uint64_t
+svn_fs_fs__admit_salt(const char *prefix);
+
+/* Whether the value of KIND under KEY (KLEN bytes) of the repository
+   with SALT, just read from disk after the cache missed, should be
+   stored: TRUE when the same key missed before and its slot still
+   remembers it.  Either way the key is remembered for next time.
+   Thread-safe; never blocks.  With FSFS7_CACHE_ADMIT=always in the
+   environment (a benchmark switch) every value is stored, as before
+   this table existed. */
+svn_boolean_t
+svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                 const void *key, apr_size_t klen);
+
+/* Forget every remembered key and look at FSFS7_CACHE_ADMIT again (for
+   tests). */
+void
+svn_fs_fs__admit_reset(void);
+
+#endif

@@ -1,0 +1,365 @@
+/* test_cache_admit.c --- second-miss admission to the membuffer
+ * (cache_admit.c) and the caches that consult it: node-revs,
+ * changed-path lists, L2P pages and file texts read as of the
+ * youngest revision are stored on their second read from disk, not the
+ * first; texts read as of an older revision are stored at once.
+ *
+ * The table is process-wide, so every svn_fs_t here opens the same
+ * repository under the same cache namespace (as the svn_fs_t of two
+ * requests to a server would), while each test uses a namespace of its
+ * own.  Reads the format-8 repository of tests/unit/node_repos.sh.
+ * Exits 77 (skip) without the stock svn/svnadmin, except under CI=true.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <apr_general.h>
+#include <apr_strings.h>
+#include "svn_dirent_uri.h"
+#include "svn_hash.h"
+#include "svn_io.h"
+#include "svn_pools.h"
+#include "private/svn_cache.h"
+
+#include "cache_admit.h"
+#include "fsfs7.h"
+#include "id.h"
+#include "index.h"
+#include "node.h"
+#include "repo.h"
+#include "revfile.h"
+#include "tree.h"
+#include "test_util.h"
+
+/* node.c's statistics (not in node.h: only tests read them). */
+extern apr_uint64_t svn_fs_fs__noderevs_read;
+extern apr_uint64_t svn_fs_fs__changes_entries_scanned;
+
+static apr_pool_t *pool;
+static const char *tmpdir;
+
+static void
+check(svn_error_t *err)
+{
+  if (err)
+    {
+      svn_handle_error2(err, stderr, FALSE, "test_cache_admit: ");
+      fail();
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The table                                                           */
+
+static void
+test_second_miss_admits(void **state)
+{
+  apr_uint64_t salt = svn_fs_fs__admit_salt("repo-a");
+  const char key[] = "some key";
+
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
+                                sizeof(key)));
+  assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
+                               sizeof(key)));
+  assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
+                               sizeof(key)));
+}
+
+/* Repository, cache and key are all part of what is remembered. */
+static void
+test_keys_apart(void **state)
+{
+  apr_uint64_t a = svn_fs_fs__admit_salt("repo-a");
+  apr_uint64_t b = svn_fs_fs__admit_salt("repo-b");
+  const char key[] = "some key", other[] = "some kez";
+
+  assert_int_not_equal(a, b);
+  assert_int_not_equal(svn_fs_fs__admit_salt(""), 0);
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit(a, svn_fs_fs__admit_text, key, sizeof(key)));
+  assert_false(svn_fs_fs__admit(b, svn_fs_fs__admit_text, key, sizeof(key)));
+  assert_false(svn_fs_fs__admit(a, svn_fs_fs__admit_changes, key,
+                                sizeof(key)));
+  assert_false(svn_fs_fs__admit(a, svn_fs_fs__admit_text, other,
+                                sizeof(other)));
+  /* ... and none of those pushed the first one out. */
+  assert_true(svn_fs_fs__admit(a, svn_fs_fs__admit_text, key, sizeof(key)));
+}
+
+/* A key is forgotten once enough other keys came by (the table is
+   lossy), and after a reset. */
+static void
+test_forgets(void **state)
+{
+  apr_uint64_t salt = svn_fs_fs__admit_salt("repo-a");
+  apr_uint64_t i;
+
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+  for (i = 0; i < 1000000; i++)
+    svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, &i, sizeof(i));
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+}
+
+/* FSFS7_CACHE_ADMIT=always stores every value (read again after a
+   reset). */
+static void
+test_always(void **state)
+{
+  apr_uint64_t salt = svn_fs_fs__admit_salt("repo-a");
+
+  setenv("FSFS7_CACHE_ADMIT", "always", 1);
+  svn_fs_fs__admit_reset();
+  assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+  unsetenv("FSFS7_CACHE_ADMIT");
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+}
+
+/* ------------------------------------------------------------------ */
+/* The caches                                                          */
+
+/* A new svn_fs_t on f8 in cache namespace NS. */
+static svn_fs_t *
+open_f8(const char *ns)
+{
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+
+  fs->pool = svn_pool_create(pool);
+  fs->config = apr_hash_make(pool);
+  svn_hash_sets(fs->config, SVN_FS_CONFIG_FSFS_CACHE_NS, ns);
+  fs->path = (char *)svn_dirent_join_many(pool, tmpdir, "f8", "db",
+                                          SVN_VA_NULL);
+  check(svn_fs_fs__open_repo(fs, fs->path, pool));
+  assert_non_null(SVN_FS_FS__DATA(fs)->node_revision_cache);
+  return fs;
+}
+
+/* Values stored into the process's membuffer so far (by any cache). */
+static apr_uint64_t
+membuffer_sets(void)
+{
+  return svn_cache__membuffer_get_global_info(pool)->sets;
+}
+
+/* Lookups the membuffer answered so far (any cache). */
+static apr_uint64_t
+membuffer_hits(void)
+{
+  return svn_cache__membuffer_get_global_info(pool)->hits;
+}
+
+/* A node-rev goes into the cache on its second read from disk, by
+   another svn_fs_t of the same repository; the third is served from
+   the cache. */
+static void
+test_noderev(void **state)
+{
+  svn_fs_t *fs = open_f8("admit-noderev");
+  const svn_fs_fs__id_t *root_id;
+  svn_fs_fs__noderev_t *node;
+  apr_uint64_t sets, read;
+
+  svn_fs_fs__admit_reset();
+  check(svn_fs_fs__rev_root_id(&root_id, fs, 3, pool, pool));
+  sets = membuffer_sets();
+  read = svn_fs_fs__noderevs_read;
+  check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
+  assert_int_equal(svn_fs_fs__noderevs_read - read, 1);
+  assert_int_equal(membuffer_sets() - sets, 0);
+
+  fs = open_f8("admit-noderev");
+  check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
+  assert_int_equal(svn_fs_fs__noderevs_read - read, 2);
+  assert_int_equal(membuffer_sets() - sets, 1);
+
+  fs = open_f8("admit-noderev");
+  check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
+  assert_int_equal(svn_fs_fs__noderevs_read - read, 2);
+  assert_true(svn_fs_fs__id_eq(node->id, root_id));
+}
+
+/* The same for a changed-path list. */
+static void
+test_changes(void **state)
+{
+  svn_fs_t *fs = open_f8("admit-changes");
+  apr_array_header_t *changes;
+  apr_uint64_t sets, scanned;
+  int n;
+
+  svn_fs_fs__admit_reset();
+  sets = membuffer_sets();
+  scanned = svn_fs_fs__changes_entries_scanned;
+  check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
+  n = changes->nelts;
+  assert_true(n >= 5);
+  assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned, n);
+  assert_int_equal(membuffer_sets() - sets, 0);
+
+  fs = open_f8("admit-changes");
+  check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
+  assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned, 2 * n);
+  assert_int_equal(membuffer_sets() - sets, 1);
+
+  fs = open_f8("admit-changes");
+  check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
+  assert_int_equal(changes->nelts, n);
+  assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned, 2 * n);
+}
+
+/* Offset of ITEM of r7 (175 kB, larger than a block, so its index pages
+   are cached) through a new svn_fs_t on f8 in namespace NS; *SETS and
+   *HITS get what the membuffer stored and answered meanwhile. */
+static void
+r7_item_offset(const char *ns, apr_uint64_t item, apr_uint64_t *sets,
+               apr_uint64_t *hits)
+{
+  svn_fs_t *fs = open_f8(ns);
+  svn_fs_fs__revfile_t *file;
+  apr_off_t offset;
+  apr_uint64_t sets_before = membuffer_sets();
+  apr_uint64_t hits_before = membuffer_hits();
+
+  check(svn_fs_fs__revfile_open(&file, fs, 7, pool, pool));
+  check(svn_fs_fs__item_offset(&offset, fs, file, 7, item, pool));
+  assert_true(offset >= 0 && offset < 175877);
+  check(svn_fs_fs__revfile_close(file));
+  *sets = membuffer_sets() - sets_before;
+  *hits = membuffer_hits() - hits_before;
+}
+
+/* L2P pages too (the header is stored at once: a few bytes per file). */
+static void
+test_l2p_page(void **state)
+{
+  apr_uint64_t sets, hits;
+
+  svn_fs_fs__admit_reset();
+  r7_item_offset("admit-l2p", 1, &sets, &hits);
+  assert_int_equal(sets, 1);          /* the header */
+  assert_int_equal(hits, 0);
+  r7_item_offset("admit-l2p", 2, &sets, &hits);
+  assert_int_equal(sets, 1);          /* the page */
+  assert_int_equal(hits, 1);          /* the header */
+  r7_item_offset("admit-l2p", 3, &sets, &hits);
+  assert_int_equal(sets, 0);
+  assert_int_equal(hits, 2);
+}
+
+/* svn_fs_try_process_file_contents's processor: note the length. */
+static svn_error_t *
+note_processed(const unsigned char *contents, apr_size_t len, void *baton,
+               apr_pool_t *scratch_pool)
+{
+  *(apr_size_t *)baton = len;
+  return SVN_NO_ERROR;
+}
+
+/* Whether the text of PATH in ROOT is in the fulltext cache. */
+static svn_boolean_t
+text_cached(svn_fs_root_t *root, const char *path)
+{
+  svn_boolean_t success;
+  apr_size_t len = 0;
+
+  check(root->vtable->try_process_file_contents(&success, root, path,
+                                                note_processed, &len,
+                                                pool));
+  return success && len > 0;
+}
+
+/* Read the whole text of PATH in revision REV of FS through the tree
+   layer; it must be EXPECTED. */
+static svn_fs_root_t *
+read_text(svn_fs_t *fs, svn_revnum_t rev, const char *path,
+          const char *expected)
+{
+  svn_fs_root_t *root;
+  svn_stream_t *stream;
+  svn_stringbuf_t *text = svn_stringbuf_create_empty(pool);
+
+  check(svn_fs_fs__revision_root(&root, fs, rev, pool));
+  check(root->vtable->file_contents(&stream, root, path, pool));
+  check(svn_stream_copy3(stream, svn_stream_from_stringbuf(text, pool),
+                         NULL, NULL, pool));
+  assert_string_equal(text->data, expected);
+  return root;
+}
+
+/* A text read as of the youngest revision (r8: trunk/empty became "y")
+   is stored on its second read; one read as of an older revision (r3's
+   branches/br1/a.txt) at once. */
+static void
+test_texts(void **state)
+{
+  svn_fs_t *fs = open_f8("admit-texts");
+  svn_fs_root_t *root;
+
+  svn_fs_fs__admit_reset();
+  root = read_text(fs, 8, "/trunk/empty", "y\n");
+  assert_false(text_cached(root, "/trunk/empty"));
+  fs = open_f8("admit-texts");
+  root = read_text(fs, 8, "/trunk/empty", "y\n");
+  assert_true(text_cached(root, "/trunk/empty"));
+
+  fs = open_f8("admit-texts-historic");
+  root = read_text(fs, 3, "/branches/br1/a.txt", "hello\nmore\n");
+  assert_true(text_cached(root, "/branches/br1/a.txt"));
+}
+
+static int
+setup(void **state)
+{
+  tmpdir = make_node_repos("fsfs7-test-cache-admit-", pool);
+  if (!tmpdir)
+    return -1;
+  return 0;
+}
+
+static int
+teardown(void **state)
+{
+  if (tmpdir)
+    svn_error_clear(svn_io_remove_dir2(tmpdir, TRUE, NULL, NULL, pool));
+  return 0;
+}
+
+int
+main(void)
+{
+  const struct CMUnitTest table[] = {
+    cmocka_unit_test(test_second_miss_admits),
+    cmocka_unit_test(test_keys_apart),
+    cmocka_unit_test(test_forgets),
+    cmocka_unit_test(test_always),
+  };
+  const struct CMUnitTest caches[] = {
+    cmocka_unit_test(test_noderev),
+    cmocka_unit_test(test_changes),
+    cmocka_unit_test(test_l2p_page),
+    cmocka_unit_test(test_texts),
+  };
+  int rc;
+
+  apr_initialize();
+  pool = svn_pool_create(NULL);
+  unsetenv("FSFS7_CACHE_ADMIT");
+  unsetenv("FSFS7_BLOCK_READ");
+  rc = cmocka_run_group_tests_name("table", table, NULL, NULL);
+  if (rc == 0)
+    rc = stock_tools_status("test_cache_admit");
+  if (rc == 0)
+    rc = cmocka_run_group_tests_name("caches", caches, setup, teardown);
+  svn_pool_destroy(pool);
+  apr_terminate();
+  return rc;
+}
