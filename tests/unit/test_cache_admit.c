@@ -316,23 +316,6 @@ test_texts(void **state)
   assert_true(text_cached(root, "/branches/br1/a.txt"));
 }
 
-static int
-setup(void **state)
-{
-  tmpdir = make_node_repos("fsfs7-test-cache-admit-", pool);
-  if (!tmpdir)
-    return -1;
-  return 0;
-}
-
-static int
-teardown(void **state)
-{
-  if (tmpdir)
-    svn_error_clear(svn_io_remove_dir2(tmpdir, TRUE, NULL, NULL, pool));
-  return 0;
-}
-
 int
 main(void)
 {
@@ -358,7 +341,15 @@ main(void)
   if (rc == 0)
     rc = stock_tools_status("test_cache_admit");
   if (rc == 0)
-    rc = cmocka_run_group_tests_name("caches", caches, setup, teardown);
+    {
+      /* The repositories are made here rather than in a group fixture:
+         a failure to make them fails the run, not every test. */
+      tmpdir = make_node_repos("fsfs7-test-cache-admit-", pool);
+      if (!tmpdir)
+        return 1;
+      rc = cmocka_run_group_tests_name("caches", caches, NULL, NULL);
+      svn_error_clear(svn_io_remove_dir2(tmpdir, TRUE, NULL, NULL, pool));
+    }
   svn_pool_destroy(pool);
   apr_terminate();
   return rc;
