@@ -513,6 +513,7 @@ release_p2l_memo(void *baton)
 
   if (*pm->holder == pm)
     *pm->holder = NULL;
+  pm->pool = NULL;              /* (it may go as a subpool, see below) */
   return APR_SUCCESS;
 }
 
@@ -567,7 +568,11 @@ returning_pool(void)
 }
 
 /* Replace memo slot SLOT of REV_FILE by a fresh page memo; return the
-   pool to allocate the new page in (for P2L pages a returning_pool()). */
+   pool to allocate the new page in: for P2L pages of pack files a
+   returning_pool(), otherwise a subpool of the file's memo pool.  A
+   revision file's P2L page lists one revision's items, a few kB; a
+   returning_pool() cost an mmap and a munmap per page, which REP-9's
+   proofs in revision files (rep_read.c) pay once per chain link. */
 static page_memo_t *
 renew_page_memo(svn_fs_fs__revfile_t *rev_file, int slot)
 {
@@ -585,8 +590,8 @@ renew_page_memo(svn_fs_fs__revfile_t *rev_file, int slot)
     }
   if (pm->pool)
     svn_pool_destroy(pm->pool);
-  pm->pool = slot == MEMO_P2L_PAGE ? returning_pool()
-                                   : svn_pool_create(memo_pool);
+  pm->pool = slot == MEMO_P2L_PAGE && rev_file->is_packed
+           ? returning_pool() : svn_pool_create(memo_pool);
   pm->page = NULL;
   return pm;
 }
@@ -798,7 +803,13 @@ get_p2l_page(const p2l_span_t **result, svn_fs_t *fs,
          entries->nelts * sizeof(svn_fs_fs__p2l_entry_t));
   svn_pool_destroy(decode_pool);
   pm->page = page;
-  if (cache)
+  /* Pages of packs at once (thrifty proofs count on them staying, see
+     rep_read.c); a revision file's, which lists one revision's items,
+     only when read again (cache_admit.h). */
+  if (cache
+      && (rev_file->is_packed
+          || svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_p2l_page,
+                              &key, sizeof(key))))
     SVN_ERR(svn_cache__set(cache, &key, page, scratch_pool));
   *result = page;
   return SVN_NO_ERROR;

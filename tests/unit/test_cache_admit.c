@@ -1,8 +1,9 @@
 /* test_cache_admit.c --- second-miss admission to the membuffer
  * (cache_admit.c) and the caches that consult it: node-revs,
- * changed-path lists, L2P pages and file texts read as of the
- * youngest revision are stored on their second read from disk, not the
- * first; texts read as of an older revision are stored at once.
+ * changed-path lists, index pages of revision files and file texts read
+ * as of the youngest revision are stored on their second read from
+ * disk, not the first; texts read as of an older revision are stored at
+ * once.
  *
  * The table is process-wide, so every svn_fs_t here opens the same
  * repository under the same cache namespace (as the svn_fs_t of two
@@ -237,6 +238,39 @@ r7_item_offset(const char *ns, apr_uint64_t item, apr_uint64_t *sets,
   *hits = membuffer_hits() - hits_before;
 }
 
+/* The P2L entry at offset 0 of r7 through a new svn_fs_t on f8 in
+   namespace NS; *SETS as for r7_item_offset(). */
+static void
+r7_first_entry(const char *ns, apr_uint64_t *sets)
+{
+  svn_fs_t *fs = open_f8(ns);
+  svn_fs_fs__revfile_t *file;
+  svn_fs_fs__p2l_entry_t *entry;
+  apr_uint64_t sets_before = membuffer_sets();
+
+  check(svn_fs_fs__revfile_open(&file, fs, 7, pool, pool));
+  check(svn_fs_fs__p2l_entry_lookup(&entry, fs, file, 7, 0, pool, pool));
+  assert_non_null(entry);
+  assert_int_equal(entry->offset, 0);
+  check(svn_fs_fs__revfile_close(file));
+  *sets = membuffer_sets() - sets_before;
+}
+
+/* P2L pages of a revision file too (header at once). */
+static void
+test_p2l_page(void **state)
+{
+  apr_uint64_t sets;
+
+  svn_fs_fs__admit_reset();
+  r7_first_entry("admit-p2l", &sets);
+  assert_int_equal(sets, 1);          /* the header */
+  r7_first_entry("admit-p2l", &sets);
+  assert_int_equal(sets, 1);          /* the page */
+  r7_first_entry("admit-p2l", &sets);
+  assert_int_equal(sets, 0);
+}
+
 /* L2P pages too (the header is stored at once: a few bytes per file). */
 static void
 test_l2p_page(void **state)
@@ -329,6 +363,7 @@ main(void)
     cmocka_unit_test(test_noderev),
     cmocka_unit_test(test_changes),
     cmocka_unit_test(test_l2p_page),
+    cmocka_unit_test(test_p2l_page),
     cmocka_unit_test(test_texts),
   };
   int rc;

@@ -1314,7 +1314,6 @@ test_md5_proof(void **state)
 static void
 test_thrifty_proof(void **state)
 {
-  const char *f7 = APR_ARRAY_IDX(repos, 1, const char *);
   const char *f7p = APR_ARRAY_IDX(repos, 2, const char *);
   const char *copy = apr_psprintf(pool, "%s.thrifty.%ld", f7p,
                                   (long)getpid());
@@ -1344,14 +1343,48 @@ test_thrifty_proof(void **state)
   assert_false(proved);
   assert_true(svn_stringbuf_compare(text, expected));
 
-  /* A node-rev in a revision file: no thrifty proof. */
-  fs = open_fs(f7);
-  node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
+  copy_repo(f7p, copy);
+  expect_md5_digit_refused(copy, 17, "/trunk/d/medium.txt",
+                           find_node_by_path);
+  node = find_node_by_path(open_fs(copy), 17, "/trunk/d/medium.txt");
+  expect_delta_flip_refused(copy, 17, &node);
+  svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+}
+
+/* The same text in revision files of at most 64 kB, node-rev and every
+   link: proved by the small revision files' indexes, with any cache;
+   a damaged MD5 digit or delta byte is still refused. */
+static void
+test_small_rev_file_proof(void **state)
+{
+  const char *f7 = APR_ARRAY_IDX(repos, 1, const char *);
+  const char *copy = apr_psprintf(pool, "%s.small.%ld", f7, (long)getpid());
+  svn_cache_config_t settings = *svn_cache_config_get(), tiny = settings;
+  svn_fs_t *fs = open_fs(f7);
+  found_node_t node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
+  svn_stringbuf_t *expected, *text;
+  svn_boolean_t proved;
+  svn_error_t *err;
+
+  assert_false(svn_fs_fs__is_packed_rev(fs, 17));
+  assert_true(node.rep->expanded_size >= 4 * 1024
+              && node.rep->expanded_size < 64 * 1024);
+  check(svn_fs_fs__rep_contents(&expected, open_fs(f7), node.rep, pool,
+                                pool), "plain read");
   check(read_node_text(&text, &proved, fs, &node), "unpacked read");
-  assert_false(proved);
+  assert_true(proved);
   assert_true(svn_stringbuf_compare(text, expected));
 
-  copy_repo(f7p, copy);
+  tiny.cache_size = 64;
+  svn_cache_config_set(&tiny);
+  fs = open_fs(f7);
+  err = read_node_text(&text, &proved, fs, &node);
+  svn_cache_config_set(&settings);
+  check(err, "small cache");
+  assert_true(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  copy_repo(f7, copy);
   expect_md5_digit_refused(copy, 17, "/trunk/d/medium.txt",
                            find_node_by_path);
   node = find_node_by_path(open_fs(copy), 17, "/trunk/d/medium.txt");
@@ -1370,6 +1403,7 @@ main(int argc, char **argv)
     cmocka_unit_test(test_damaged_reps),
     cmocka_unit_test(test_md5_proof),
     cmocka_unit_test(test_thrifty_proof),
+    cmocka_unit_test(test_small_rev_file_proof),
     cmocka_unit_test(test_chain_memory_bound),
     cmocka_unit_test(test_crafted_chain),
     cmocka_unit_test(test_read_releases_buffers),
