@@ -1305,50 +1305,60 @@ test_md5_proof(void **state)
   svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
 }
 
-/* REP-9, thrifty proofs: a text of 8-64 kB whose node-rev is in a pack
-   file is proved when the pack files' index fits the cache, and gives
-   the text the MD5 would have passed; with a cache too small for that
-   index, or with the node-rev in a revision file, the MD5 decides.  A
-   changed MD5 digit in the packed node-rev and a flipped delta byte are
-   refused. */
+/* r17's /trunk/d/medium.txt (20 kB) of REPO: proved with the default
+   cache, and with a 64-byte one only if IN_TINY_CACHE; the same text as
+   a plain read either way.  A copy of REPO (named with TAG) with a
+   changed MD5 digit or a flipped delta byte is refused. */
 static void
-test_thrifty_proof(void **state)
+expect_medium_proof(const char *repo, const char *tag,
+                    svn_boolean_t in_tiny_cache)
 {
-  const char *f7p = APR_ARRAY_IDX(repos, 2, const char *);
-  const char *copy = apr_psprintf(pool, "%s.thrifty.%ld", f7p,
+  const char *copy = apr_psprintf(pool, "%s.%s.%ld", repo, tag,
                                   (long)getpid());
   svn_cache_config_t settings = *svn_cache_config_get(), tiny = settings;
-  svn_fs_t *fs = open_fs(f7p);
+  svn_fs_t *fs = open_fs(repo);
   found_node_t node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
   svn_stringbuf_t *expected, *text;
   svn_boolean_t proved;
   svn_error_t *err;
 
-  assert_true(svn_fs_fs__is_packed_rev(fs, 17));
   assert_true(node.rep->expanded_size >= 8 * 1024
               && node.rep->expanded_size < 64 * 1024);
-  check(svn_fs_fs__rep_contents(&expected, open_fs(f7p), node.rep, pool,
+  check(svn_fs_fs__rep_contents(&expected, open_fs(repo), node.rep, pool,
                                 pool), "plain read");
-  check(read_node_text(&text, &proved, fs, &node), "thrifty read");
+  check(read_node_text(&text, &proved, fs, &node), "proved read");
   assert_true(proved);
   assert_true(svn_stringbuf_compare(text, expected));
 
-  /* A cache too small for the index: no proof, the same text. */
   tiny.cache_size = 64;
   svn_cache_config_set(&tiny);
-  fs = open_fs(f7p);
+  fs = open_fs(repo);
   err = read_node_text(&text, &proved, fs, &node);
   svn_cache_config_set(&settings);
   check(err, "small cache");
-  assert_false(proved);
+  assert_int_equal(proved, in_tiny_cache);
   assert_true(svn_stringbuf_compare(text, expected));
 
-  copy_repo(f7p, copy);
+  copy_repo(repo, copy);
   expect_md5_digit_refused(copy, 17, "/trunk/d/medium.txt",
                            find_node_by_path);
   node = find_node_by_path(open_fs(copy), 17, "/trunk/d/medium.txt");
   expect_delta_flip_refused(copy, 17, &node);
   svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+}
+
+/* REP-9, thrifty proofs: a text of 8-64 kB whose node-rev is in a pack
+   file is proved when the pack files' index fits the cache, and gives
+   the text the MD5 would have passed; with a cache too small for that
+   index the MD5 decides.  A changed MD5 digit in the packed node-rev
+   and a flipped delta byte are refused. */
+static void
+test_thrifty_proof(void **state)
+{
+  const char *f7p = APR_ARRAY_IDX(repos, 2, const char *);
+
+  assert_true(svn_fs_fs__is_packed_rev(open_fs(f7p), 17));
+  expect_medium_proof(f7p, "thrifty", FALSE);
 }
 
 /* The same text in revision files of at most 64 kB, node-rev and every
@@ -1358,38 +1368,9 @@ static void
 test_small_rev_file_proof(void **state)
 {
   const char *f7 = APR_ARRAY_IDX(repos, 1, const char *);
-  const char *copy = apr_psprintf(pool, "%s.small.%ld", f7, (long)getpid());
-  svn_cache_config_t settings = *svn_cache_config_get(), tiny = settings;
-  svn_fs_t *fs = open_fs(f7);
-  found_node_t node = find_node_by_path(fs, 17, "/trunk/d/medium.txt");
-  svn_stringbuf_t *expected, *text;
-  svn_boolean_t proved;
-  svn_error_t *err;
 
-  assert_false(svn_fs_fs__is_packed_rev(fs, 17));
-  assert_true(node.rep->expanded_size >= 4 * 1024
-              && node.rep->expanded_size < 64 * 1024);
-  check(svn_fs_fs__rep_contents(&expected, open_fs(f7), node.rep, pool,
-                                pool), "plain read");
-  check(read_node_text(&text, &proved, fs, &node), "unpacked read");
-  assert_true(proved);
-  assert_true(svn_stringbuf_compare(text, expected));
-
-  tiny.cache_size = 64;
-  svn_cache_config_set(&tiny);
-  fs = open_fs(f7);
-  err = read_node_text(&text, &proved, fs, &node);
-  svn_cache_config_set(&settings);
-  check(err, "small cache");
-  assert_true(proved);
-  assert_true(svn_stringbuf_compare(text, expected));
-
-  copy_repo(f7, copy);
-  expect_md5_digit_refused(copy, 17, "/trunk/d/medium.txt",
-                           find_node_by_path);
-  node = find_node_by_path(open_fs(copy), 17, "/trunk/d/medium.txt");
-  expect_delta_flip_refused(copy, 17, &node);
-  svn_error_clear(svn_io_remove_dir2(copy, FALSE, NULL, NULL, pool));
+  assert_false(svn_fs_fs__is_packed_rev(open_fs(f7), 17));
+  expect_medium_proof(f7, "small", TRUE);
 }
 
 int
