@@ -504,8 +504,8 @@ typedef struct page_memo_t
   void **holder;                /* P2L memos: the fs's p2l_memo       */
 } page_memo_t;
 
-/* Cleanup of a P2L page memo's pool: it no longer holds the fs's one
-   P2L page. */
+/* Cleanup of a P2L page memo's pool: the memo no longer holds the fs's
+   one P2L page, nor that pool. */
 static apr_status_t
 release_p2l_memo(void *baton)
 {
@@ -513,7 +513,7 @@ release_p2l_memo(void *baton)
 
   if (*pm->holder == pm)
     *pm->holder = NULL;
-  pm->pool = NULL;              /* (it may go as a subpool, see below) */
+  pm->pool = NULL;
   return APR_SUCCESS;
 }
 
@@ -531,8 +531,7 @@ hold_p2l_memo(page_memo_t *pm, svn_fs_t *fs)
   if (old && old != pm)
     {
       old->page = NULL;
-      svn_pool_destroy(old->pool);   /* runs release_p2l_memo(old) */
-      old->pool = NULL;
+      svn_pool_destroy(old->pool);   /* release_p2l_memo(old) NULLs it */
     }
   pm->holder = &ffd->p2l_memo;
   ffd->p2l_memo = pm;
@@ -540,8 +539,10 @@ hold_p2l_memo(page_memo_t *pm, svn_fs_t *fs)
                             apr_pool_cleanup_null);
 }
 
-/* Cleanup of the pool a P2L page memo (BATON) belongs with: its own
-   pool is not a subpool of it (returning_pool), so destroy that too. */
+/* Cleanup of the pool a P2L page memo (BATON) belongs with: the memo's
+   own pool of a pack file is not a subpool of it (returning_pool), so
+   destroy that too.  A revision file's is one, gone already: its
+   cleanup, release_p2l_memo, left POOL NULL. */
 static apr_status_t
 destroy_memo_pool(void *baton)
 {

@@ -1700,22 +1700,23 @@ index_fits_cache(svn_fs_t *fs, svn_fs_fs__revfile_t *file)
   return ffd->thrifty_index > 0;
 }
 
-/* Whether a text of SIZE bytes of the node-rev in revision REV of FS is
-   long enough to try a proof: PROOF_MIN_LEN, or THRIFTY_PROOF_MIN_LEN in
-   a pack file unless the index is known not to fit the cache (then the
-   thrifty proof would only ever fail, after checksumming the items for
-   it).  Not in revision files: a P2L page of one covers one revision, so
-   a thrifty proof would expand one page per link for one text, and
-   'svnbench null-export' of lc2 took 86 % more CPU. */
+/* Whether a text of SIZE bytes of FS whose node-rev lies in a pack file
+   (PACKED) or a revision file is long enough to try a proof:
+   PROOF_MIN_LEN; below it, in a revision file, SMALL_REV_PROOF_MIN_LEN
+   (the small-file rule; never a thrifty proof there: a P2L page of a
+   revision file covers one revision, so it would expand one page per
+   link for one text, and 'svnbench null-export' of lc2 took 86 % more
+   CPU); in a pack file THRIFTY_PROOF_MIN_LEN unless the index is known
+   not to fit the cache (then the thrifty proof would only ever fail,
+   after checksumming the items for it). */
 static svn_boolean_t
-proof_worth_trying(svn_fs_t *fs, svn_revnum_t rev, svn_filesize_t size)
+proof_worth_trying(svn_fs_t *fs, svn_boolean_t packed, svn_filesize_t size)
 {
   if (size >= PROOF_MIN_LEN)
     return TRUE;
-  if (!svn_fs_fs__is_packed_rev(fs, rev))
+  if (!packed)
     return size >= SMALL_REV_PROOF_MIN_LEN;
   return size >= THRIFTY_PROOF_MIN_LEN
-         && svn_fs_fs__is_packed_rev(fs, rev)
          && SVN_FS_FS__DATA(fs)->thrifty_index >= 0;
 }
 
@@ -1765,25 +1766,23 @@ entry_of_item(reader_t *r, svn_fs_fs__revfile_t *file, svn_revnum_t rev,
    hundred bytes. */
 #define NODEREV_PROOF_MAX (64 * 1024)
 
-/* Whether the on-disk item of node-rev OWNER (committed) has the
-   checksum its P2L entry records; FALSE also when that cannot be read. */
+/* Whether the on-disk item of node-rev OWNER (committed), in FILE, has
+   the checksum its P2L entry records; FALSE also when that cannot be
+   read. */
 static svn_error_t *
 owner_agrees(svn_boolean_t *agrees, reader_t *r,
-             const svn_fs_fs__id_t *owner, svn_boolean_t thrifty,
-             apr_pool_t *pool)
+             const svn_fs_fs__id_t *owner, svn_fs_fs__revfile_t *file,
+             svn_boolean_t thrifty, apr_pool_t *pool)
 {
   svn_revnum_t rev = owner->rev_item.revision;
   apr_uint64_t item = owner->rev_item.number;
-  svn_fs_fs__revfile_t *file;
   svn_fs_fs__p2l_entry_t *e = NULL;
   apr_off_t offset;
   apr_uint32_t fnv;
   svn_error_t *err;
 
   *agrees = FALSE;
-  err = open_file(&file, r, rev);
-  if (!err)
-    err = svn_fs_fs__item_offset(&offset, r->fs, file, rev, item, pool);
+  err = svn_fs_fs__item_offset(&offset, r->fs, file, rev, item, pool);
   if (!err)
     e = entry_of_item(r, file, rev, item, offset, thrifty, pool);
   if (e && e->type == SVN_FS_FS__ITEM_TYPE_NODEREV
@@ -1803,8 +1802,7 @@ lookup_cost(svn_fs_fs__revfile_t *file)
 {
   if (file->is_packed)
     return PROOF_PACKED_ITEM;
-  return small_rev_file(file) ? PROOF_SMALL_REV_ITEM
-                                            : PROOF_REV_ITEM;
+  return small_rev_file(file) ? PROOF_SMALL_REV_ITEM : PROOF_REV_ITEM;
 }
 
 /* REP-9: may R, whose chain is open, leave out the MD5 of its text?
@@ -1859,7 +1857,7 @@ prove_text(svn_boolean_t *proven, reader_t *r, const svn_fs_fs__id_t *owner)
         break;
     }
   if (!src || src->kind == SRC_MEMORY)
-    SVN_ERR(owner_agrees(proven, r, owner, thrifty, pool));
+    SVN_ERR(owner_agrees(proven, r, owner, owner_file, thrifty, pool));
   svn_pool_destroy(pool);
   return SVN_NO_ERROR;
 }
@@ -1908,11 +1906,16 @@ reader_create(reader_t **result, svn_fs_t *fs, const svn_fs_fs__rep_t *rep,
 
   r->try_proof = owner && !full_check && !rep->in_txn
                  && SVN_IS_VALID_REVNUM(svn_fs_fs__id_rev(owner))
-                 && proof_worth_trying(fs, svn_fs_fs__id_rev(owner),
-                                       rep->expanded_size)
                  && svn_fs_fs__use_log_addressing(fs);
-  r->small_proof = r->try_proof && rep->expanded_size < PROOF_MIN_LEN
-                   && !svn_fs_fs__is_packed_rev(fs, svn_fs_fs__id_rev(owner));
+  if (r->try_proof)
+    {
+      svn_boolean_t packed = svn_fs_fs__is_packed_rev(fs,
+                                                      svn_fs_fs__id_rev(owner));
+
+      r->try_proof = proof_worth_trying(fs, packed, rep->expanded_size);
+      r->small_proof = r->try_proof && !packed
+                       && rep->expanded_size < PROOF_MIN_LEN;
+    }
   SVN_ERR(open_chain(&r->top, r, rep->revision, rep->item_index,
                      rep->in_txn ? &r->rep.txn_id : NULL, rep->size));
   r->verify = TRUE;
