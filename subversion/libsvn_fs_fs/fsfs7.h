@@ -279,6 +279,8 @@ typedef struct svn_fs_fs__data_t
   svn_cache__t *p2l_page_cache;
   svn_cache__t *revprop_cache;         /* revnum -> revprop hash         */
   svn_cache__t *packed_offset_cache;   /* shard -> manifest offsets (f6) */
+  svn_cache__t *revfile_image_cache;   /* revnum -> bytes of a small
+                                          unpacked revision file      */
 
   /* Prefix that makes cache keys of this repository unique within the
      process-wide membuffer. */

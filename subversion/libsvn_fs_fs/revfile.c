@@ -33,6 +33,11 @@
  * (SET_BLOCK_BYTES): block buffers belong to the set and move to
  * whichever file needs one.
  *
+ * Images: an unpacked rev file smaller than a block, once opened twice,
+ * is kept whole in the membuffer; later opens by any svn_fs_t of the
+ * process build its slot from there without touching the disk ("Images
+ * of small revision files" below).
+ *
  * Block-read: a layer that owns caches of items may register a block
  * hook (svn_fs_fs__revfile_set_block_hook) and mark the handles of its
  * item lookups (BLOCK_HOOK).  Each block that a copying read through
@@ -54,6 +59,7 @@
 #include "svn_pools.h"
 #include "private/svn_atomic.h"
 
+#include "cache_admit.h"
 #include "caching.h"
 #include "corrupt.h"
 #include "footer.h"
@@ -237,6 +243,7 @@ struct file_set_t
   apr_uint64_t clock;
   apr_uint64_t os_opens;          /* svn_fs_fs__revfile_os_opens()     */
   apr_uint64_t unparks;           /* svn_fs_fs__revfile_unparks()      */
+  apr_uint64_t image_hits;        /* svn_fs_fs__revfile_image_hits()   */
   handle_t *handles;              /* live handles, for detaching       */
 
   /* Descriptors of evicted files (PARK_SLOTS), the first PARKED_COUNT
@@ -812,6 +819,8 @@ park(file_set_t *set, slot_file_t *shared)
 {
   parked_t *p;
 
+  if (shared->fd < 0)
+    return;                     /* made from an image: no descriptor */
   if (set->parked_count == PARK_SLOTS)
     {
       int k, oldest = 0;
@@ -942,6 +951,128 @@ insert_slot(file_set_t *set, slot_file_t *shared)
 
 
 /* ------------------------------------------------------------------ */
+/* Images of small revision files                                      */
+
+/* A revision file shorter than a read block is read whole by the probe
+   that opens it (probe_size), and never changes once in place.  A long
+   history's delta chains come back to the same few-kB files far apart:
+   'svnbench null-export' of lc2 (doc/benchmarks.md) opened 2,993 rev
+   files 10,537 times, and only 30 % of those opens would have been
+   spared by keeping the last 4 MB of them.  So the bytes of such a file
+   opened a second time (cache_admit.h) go into the membuffer under its
+   revision, and an acquire that finds them there makes the slot from
+   them: no open(), pread() or close(), and the membuffer, not this
+   set, bounds what is kept.  The slot has no descriptor (fd -1), is
+   never parked, and its block 0 holds the whole file, so no read of it
+   reaches the disk. */
+
+/* What the image cache holds: the file's bytes; the slot's block 0
+   points into them. */
+static svn_error_t *
+serialize_image(void **data, apr_size_t *len, void *in, apr_pool_t *pool)
+{
+  read_block_t *b = in;
+
+  *data = b->data;              /* the membuffer copies it (index.c) */
+  *len = b->len;
+  return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+deserialize_image(void **out, void *data, apr_size_t len, apr_pool_t *pool)
+{
+  *out = data;
+  return SVN_NO_ERROR;
+}
+
+/* Baton of image_to_slot(). */
+typedef struct image_baton_t
+{
+  file_set_t *set;
+  apr_size_t block_size;
+} image_baton_t;
+
+/* svn_cache__get_partial() callback: a new slot of BATON's set whose
+   block 0 is a copy of the image DATA (LEN bytes), or NULL when LEN
+   cannot be a small file's.  The slot's pool is made only on a hit. */
+static svn_error_t *
+image_to_slot(void **out, const void *data, apr_size_t len, void *baton,
+              apr_pool_t *pool)
+{
+  image_baton_t *ib = baton;
+  slot_file_t *shared;
+  read_block_t *b;
+  apr_os_file_t none = -1;
+
+  *out = NULL;
+  if (len == 0 || len >= ib->block_size)
+    return SVN_NO_ERROR;
+  shared = new_slot(ib->set, ib->block_size);
+  shared->fd = -1;
+  /* Layers above test the handle's FILE for "open"; nothing reads it. */
+  apr_os_file_put(&shared->file, &none, APR_READ, shared->pool);
+  shared->file_size = (apr_off_t)len;
+  b = &shared->blocks[0];
+  b->data = apr_pmemdup(shared->pool, data, len);
+  b->set_owned = FALSE;
+  b->start = 0;
+  b->len = len;
+  *out = shared;
+  return SVN_NO_ERROR;
+}
+
+/* A slot for unpacked revision REV of FS made from its image, or NULL
+   if the membuffer has none (or cannot be asked). */
+static slot_file_t *
+image_slot(file_set_t *set, svn_fs_t *fs, svn_revnum_t rev,
+           apr_size_t block_size)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->revfile_image_cache;
+  svn_fs_fs__pair_cache_key_t key = svn_fs_fs__pair_cache_key(rev, 0);
+  image_baton_t baton;
+  slot_file_t *shared = NULL;
+  svn_boolean_t found = FALSE;
+  svn_error_t *err;
+
+  if (cache == NULL)
+    return NULL;
+  baton.set = set;
+  baton.block_size = block_size;
+  err = svn_cache__get_partial((void **)&shared, &found, cache, &key,
+                               image_to_slot, &baton, set->pool);
+  if (err)
+    {
+      svn_error_clear(err);     /* the disk still has the file */
+      return NULL;
+    }
+  if (found && shared)
+    set->image_hits++;
+  return found ? shared : NULL;
+}
+
+/* SHARED, unpacked revision REV of FS just opened from disk and read
+   whole by its probe, may become an image: if this is its second open
+   (cache_admit.h) and REV is committed as far as FS knows. */
+static void
+image_offer(svn_fs_t *fs, slot_file_t *shared, svn_revnum_t rev,
+            apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__pair_cache_key_t key;
+
+  if (ffd->revfile_image_cache == NULL || rev > ffd->youngest_rev_cache
+      || shared->blocks[0].start != 0 || shared->blocks[0].len == 0
+      || (apr_off_t)shared->blocks[0].len != shared->file_size)
+    return;
+  key = svn_fs_fs__pair_cache_key(rev, 0);
+  if (svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_revfile_image,
+                       &key, sizeof(key)))
+    svn_error_clear(svn_cache__set(ffd->revfile_image_cache, &key,
+                                   &shared->blocks[0], scratch_pool));
+}
+
+
+/* ------------------------------------------------------------------ */
 /* Opening                                                             */
 
 /* Get a referenced slot for the file holding REV of FS, assuming it is
@@ -960,6 +1091,8 @@ acquire(slot_file_t **result, svn_fs_t *fs, svn_revnum_t rev,
   else
     {
       shared = unpark(set, start, packed, block_size_of(fs));
+      if (shared == NULL && !packed)
+        shared = image_slot(set, fs, rev, block_size_of(fs));
       if (shared == NULL)
         {
           const char *path = packed
@@ -972,6 +1105,8 @@ acquire(slot_file_t **result, svn_fs_t *fs, svn_revnum_t rev,
           if (status)
             return status;
           set->os_opens++;
+          if (!packed && !probe_full)
+            image_offer(fs, shared, rev, scratch_pool);
         }
       shared->start_revision = start;
       shared->is_packed = packed;
@@ -1086,6 +1221,12 @@ apr_uint64_t
 svn_fs_fs__revfile_unparks(svn_fs_t *fs)
 {
   return get_file_set(fs)->unparks;
+}
+
+apr_uint64_t
+svn_fs_fs__revfile_image_hits(svn_fs_t *fs)
+{
+  return get_file_set(fs)->image_hits;
 }
 
 apr_size_t
@@ -1474,11 +1615,17 @@ svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                const char *prefix, apr_pool_t *result_pool,
                                apr_pool_t *scratch_pool)
 {
+  SVN_ERR(svn_fs_fs__make_cache(
+            &SVN_FS_FS__DATA(fs)->packed_offset_cache, membuffer,
+            serialize_manifest, deserialize_manifest,
+            sizeof(svn_fs_fs__pair_cache_key_t), prefix, "MANIFEST",
+            SVN_CACHE__MEMBUFFER_HIGH_PRIORITY, result_pool, scratch_pool));
   return svn_error_trace(svn_fs_fs__make_cache(
-           &SVN_FS_FS__DATA(fs)->packed_offset_cache, membuffer,
-           serialize_manifest, deserialize_manifest,
-           sizeof(svn_fs_fs__pair_cache_key_t), prefix, "MANIFEST",
-           SVN_CACHE__MEMBUFFER_HIGH_PRIORITY, result_pool, scratch_pool));
+           &SVN_FS_FS__DATA(fs)->revfile_image_cache, membuffer,
+           serialize_image, deserialize_image,
+           sizeof(svn_fs_fs__pair_cache_key_t), prefix, "REVIMAGE",
+           SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY, result_pool,
+           scratch_pool));
 }
 
 /* Read and parse the manifest of the pack file SHARED into its slot

@@ -147,8 +147,8 @@ svn_fs_fs__revfile_manifest(const apr_off_t **offsets, int *count,
                             svn_fs_fs__revfile_t *file,
                             apr_pool_t *scratch_pool);
 
-/* Create this layer's cache (pack manifests) in MEMBUFFER under PREFIX
-   (caching.h). */
+/* Create this layer's caches (pack manifests, images of small revision
+   files) in MEMBUFFER under PREFIX (caching.h). */
 svn_error_t *
 svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                const char *prefix, apr_pool_t *result_pool,
@@ -163,6 +163,11 @@ svn_fs_fs__revfile_os_opens(svn_fs_t *fs);
    descriptor instead of the disk (for tests and measurements). */
 apr_uint64_t
 svn_fs_fs__revfile_unparks(svn_fs_t *fs);
+
+/* How many times FS has made a rev file's slot from its image in the
+   membuffer instead of opening the file (for tests and measurements). */
+apr_uint64_t
+svn_fs_fs__revfile_image_hits(svn_fs_t *fs);
 
 /* Bytes of read-block buffers FS's open-file set has allocated so far
    (they are reused, never freed before the svn_fs_t; for tests). */

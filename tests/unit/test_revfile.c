@@ -23,6 +23,7 @@
 #include "svn_dirent_uri.h"
 #include "private/svn_cache.h"
 
+#include "cache_admit.h"
 #include "index.h"
 #include "revfile.h"
 #include "paths.h"
@@ -1132,6 +1133,102 @@ test_probed_sizes(void **state)
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
+/* r9, r19, ... fill more than a 64 kB block; the others are small. */
+static apr_size_t
+image_size(int rev)
+{
+  return rev % 10 == 9 ? 70000 : 3000 + (apr_size_t)rev;
+}
+
+/* A hand-made fs for DIR whose revision files may come from images in
+   MEMBUFFER, under the same key prefix for every such fs. */
+static svn_fs_t *
+image_fs(const char *dir, svn_membuffer_t *membuffer, apr_pool_t *fs_pool)
+{
+  svn_fs_t *fs = make_fs(dir, FALSE, fs_pool);
+  svn_fs_fs__data_t *ffd = fs->fsap_data;
+
+  CHECK(svn_fs_fs__revfile_init_caches(fs, membuffer, "t-images:", fs_pool,
+                                       pool));
+  ffd->admit_salt = svn_fs_fs__admit_salt("t-images:");
+  ffd->youngest_rev_cache = 89;
+  return fs;
+}
+
+/* Read all of r0 .. r99 of FS in turn, checking size and bytes. */
+static void
+read_all_files(svn_fs_t *fs)
+{
+  int r;
+
+  for (r = 0; r < 100; r++)
+    {
+      svn_fs_fs__revfile_t *file;
+      apr_size_t n = image_size(r), at;
+      unsigned char byte;
+      svn_error_t *err;
+
+      CHECK(svn_fs_fs__revfile_open(&file, fs, r, pool, pool));
+      assert_int_equal(file->file_size, n);
+      for (at = 0; at < n; at += 997)
+        {
+          CHECK(svn_fs_fs__revfile_read(&byte, 1, file, (apr_off_t)at));
+          assert_int_equal(byte, (unsigned char)((at * 2654435761u
+                                                  + (apr_size_t)r) >> 11));
+        }
+      err = svn_fs_fs__revfile_read(&byte, 1, file, (apr_off_t)n);
+      assert_non_null(err);
+      svn_error_clear(err);
+      CHECK(svn_fs_fs__revfile_close(file));
+    }
+}
+
+/* Small unpacked rev files opened a second time go into the membuffer
+   whole, and later opens -- here by another svn_fs_t of the process, as
+   mod_dav_svn opens one per request -- make their slots from there: no
+   open(), no descriptor, the same bytes and size, reads past the end
+   still errors.  Files that fill a read block, and revisions past the
+   youngest the fs knows, are never taken. */
+static void
+test_small_files_from_images(void **state)
+{
+  const char *dir = make_plain_revs("fsfs7-test-revfile-images", 100,
+                                    image_size);
+  apr_pool_t *fs_pool = svn_pool_create(pool);
+  svn_membuffer_t *membuffer;
+  svn_fs_t *first, *second;
+  int descriptors, hits;
+
+  /* With a directory of its own (0 leaves room for two groups of
+     entries, and the images would push each other out). */
+  CHECK(svn_cache__membuffer_cache_create(&membuffer, 8 * 1024 * 1024,
+                                          1024 * 1024, 0, FALSE, FALSE,
+                                          fs_pool));
+  svn_fs_fs__admit_reset();
+  first = image_fs(dir, membuffer, fs_pool);
+  read_all_files(first);
+  read_all_files(first);
+  /* 100 files in turn are more than the set parks: both rounds opened
+     every file. */
+  assert_int_equal(svn_fs_fs__revfile_os_opens(first), 200);
+  assert_int_equal(svn_fs_fs__revfile_image_hits(first), 0);
+
+  descriptors = open_descriptors();
+  second = image_fs(dir, membuffer, fs_pool);
+  read_all_files(second);
+  /* The nine large files and the ten past the youngest came from disk;
+     the other 81 from images, holding no descriptor -- all but the few
+     the membuffer may have dropped when their directory group filled
+     (a cache promises nothing). */
+  hits = (int)svn_fs_fs__revfile_image_hits(second);
+  assert_true(hits >= 75 && hits <= 81);
+  assert_int_equal(svn_fs_fs__revfile_os_opens(second), 100 - hits);
+  /* (plus the shard directory the second fs opens files in) */
+  assert_true(open_descriptors() <= descriptors + 1 + 100 - hits);
+  svn_pool_destroy(fs_pool);
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
 int
 main(void)
 {
@@ -1149,6 +1246,7 @@ main(void)
     cmocka_unit_test(test_chain_bottom_stays_open),
     cmocka_unit_test(test_evicted_files_park),
     cmocka_unit_test(test_probed_sizes),
+    cmocka_unit_test(test_small_files_from_images),
     cmocka_unit_test(test_rev_blocks_budget),
     cmocka_unit_test(test_pack_blocks_grow_on_reuse),
     cmocka_unit_test(test_p2l_memo_moves),
