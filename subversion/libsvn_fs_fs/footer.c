@@ -141,7 +141,8 @@ svn_fs_fs__footer_unparse(char *buf, const svn_fs_fs__footer_t *footer)
 
 svn_error_t *
 svn_fs_fs__trailer_parse(apr_off_t *root_offset, apr_off_t *changes_offset,
-                         const char *tail, apr_size_t len, apr_off_t rev_len,
+                         apr_off_t *line_offset, const char *tail,
+                         apr_size_t len, apr_off_t rev_len,
                          const char *where)
 {
   const char *end = tail + len;
@@ -170,6 +171,8 @@ svn_fs_fs__trailer_parse(apr_off_t *root_offset, apr_off_t *changes_offset,
     return svn_fs_fs__corrupt("TRAILER-2", where,
              "Revision trailer offsets %" APR_OFF_T_FMT " %" APR_OFF_T_FMT
              " point past the revision data", *root_offset, *changes_offset);
+  if (line_offset)
+    *line_offset = line_start;
   return SVN_NO_ERROR;
 }
 

@@ -45,10 +45,13 @@ svn_fs_fs__footer_unparse(char *buf, const svn_fs_fs__footer_t *footer);
    (exclusive); TAIL holds its last LEN bytes (at most the revision).
    *ROOT_OFFSET and *CHANGES_OFFSET receive the two numbers as written
    (relative to the revision start), after checking TRAILER-1..TRAILER-2;
-   REV_LEN is the revision's length in bytes. */
+   *LINE_OFFSET, if not NULL, where the trailer line starts (relative
+   too: the changed-path list ends there, CHANGES-7).  REV_LEN is the
+   revision's length in bytes. */
 svn_error_t *
 svn_fs_fs__trailer_parse(apr_off_t *root_offset, apr_off_t *changes_offset,
-                         const char *tail, apr_size_t len, apr_off_t rev_len,
+                         apr_off_t *line_offset, const char *tail,
+                         apr_size_t len, apr_off_t rev_len,
                          const char *where);
 
 /* Parse a pack manifest of LEN bytes at DATA into *OFFSETS (allocated

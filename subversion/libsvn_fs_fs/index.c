@@ -930,11 +930,11 @@ svn_fs_fs__rev_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
 
 svn_error_t *
 svn_fs_fs__rev_trailer(apr_off_t *root_offset, apr_off_t *changes_offset,
-                       svn_fs_t *fs, svn_fs_fs__revfile_t *rev_file,
+                       apr_off_t *trailer_offset, svn_fs_t *fs, svn_fs_fs__revfile_t *rev_file,
                        svn_revnum_t revision, apr_pool_t *scratch_pool)
 {
   char tail[SVN_FS_FS__TRAILER_MAX_LEN];
-  apr_off_t start, end;
+  apr_off_t start, end, line;
   apr_size_t len;
 
   /* Closed handles (or handles of a destroyed fs) are caller bugs. */
@@ -945,12 +945,14 @@ svn_fs_fs__rev_trailer(apr_off_t *root_offset, apr_off_t *changes_offset,
   len = end - start < (apr_off_t)sizeof(tail) ? (apr_size_t)(end - start)
                                               : sizeof(tail);
   SVN_ERR(svn_fs_fs__revfile_read(tail, len, rev_file, end - (apr_off_t)len));
-  SVN_ERR(svn_fs_fs__trailer_parse(root_offset, changes_offset, tail, len,
-                                   end - start,
+  SVN_ERR(svn_fs_fs__trailer_parse(root_offset, changes_offset, &line, tail,
+                                   len, end - start,
                                    apr_psprintf(scratch_pool, "r%ld",
                                                 revision)));
   *root_offset += start;
   *changes_offset += start;
+  if (trailer_offset)
+    *trailer_offset = start + line;
   return SVN_NO_ERROR;
 }
 

@@ -443,8 +443,8 @@ svn_fs_fs__rev_root_id(const svn_fs_fs__id_t **root_id, svn_fs_t *fs,
 
   SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rev, scratch_pool,
                                   scratch_pool));
-  SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &changes_offset, fs, file,
-                                 rev, scratch_pool));
+  SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &changes_offset, NULL, fs,
+                                 file, rev, scratch_pool));
   SVN_ERR(svn_fs_fs__rev_bounds(&start, &end, fs, file, rev, scratch_pool));
   SVN_ERR(svn_fs_fs__revfile_close(file));
   *root_id = svn_fs_fs__id_create_rev(&zero, &zero, rev,
@@ -1303,8 +1303,34 @@ list_start(apr_off_t *offset, svn_fs_t *fs, svn_fs_fs__revfile_t *file,
     return svn_error_trace(svn_fs_fs__item_offset(
                              offset, fs, file, rev,
                              SVN_FS_FS__ITEM_INDEX_CHANGES, scratch_pool));
-  return svn_error_trace(svn_fs_fs__rev_trailer(&root_offset, offset, fs,
-                                                file, rev, scratch_pool));
+  return svn_error_trace(svn_fs_fs__rev_trailer(&root_offset, offset, NULL,
+                                                fs, file, rev,
+                                                scratch_pool));
+}
+
+/* CHANGES-7: under physical addressing REV's list, which ended at file
+   offset END (FILE is REV's file), must end where the trailer line
+   begins.  The trailer is the only pointer to the list and no checksum
+   covers it: with a damaged changes offset that hit an empty line the
+   list read as empty, and 'svn log -v' and 'svnadmin dump' printed a
+   revision without its changes where stock reported the damage. */
+static svn_error_t *
+check_list_end(svn_fs_t *fs, svn_fs_fs__revfile_t *file, svn_revnum_t rev,
+               apr_off_t end, const char *where, apr_pool_t *scratch_pool)
+{
+  apr_off_t root_offset, changes_offset, trailer_offset;
+
+  if (svn_fs_fs__use_log_addressing(fs))
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &changes_offset,
+                                 &trailer_offset, fs, file, rev,
+                                 scratch_pool));
+  if (end != trailer_offset)
+    return svn_fs_fs__corrupt("CHANGES-7", where,
+             "Changed-path list ends at offset %" APR_OFF_T_FMT ", not at "
+             "the revision trailer (offset %" APR_OFF_T_FMT ")", end,
+             trailer_offset);
+  return SVN_NO_ERROR;
 }
 
 /* Block BLOCK_NO of REV's list from disk.  HINT is the file offset of the
@@ -1347,6 +1373,9 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
                      result_pool));
   if (!block->done)
     block_starts_note(starts, block_no + 1, block->next_offset);
+  else
+    SVN_ERR(check_list_end(fs, r.file, rev, block->next_offset, r.where,
+                           scratch_pool));
   SVN_ERR(svn_fs_fs__revfile_close(r.file));
   svn_pool_destroy(r.pool);
   return SVN_NO_ERROR;

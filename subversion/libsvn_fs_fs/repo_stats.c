@@ -583,7 +583,7 @@ rev_sizes(apr_uint64_t *total, apr_uint64_t *changes_len, svn_fs_t *fs,
   SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rev, scratch_pool,
                                   scratch_pool));
   SVN_ERR(svn_fs_fs__rev_bounds(&start, &end, fs, file, rev, scratch_pool));
-  SVN_ERR(svn_fs_fs__rev_trailer(&root, &changes, fs, file, rev,
+  SVN_ERR(svn_fs_fs__rev_trailer(&root, &changes, NULL, fs, file, rev,
                                  scratch_pool));
   /* The list runs up to the trailer line "<root> <changes>\n"; the empty
      line before that line counts as part of the list. */

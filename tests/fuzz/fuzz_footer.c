@@ -26,7 +26,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
   svn_error_clear(svn_fs_fs__footer_parse(&footer, data + size - tail, tail,
                                           (apr_off_t)size, "fuzz"));
-  svn_error_clear(svn_fs_fs__trailer_parse(&root, &changes,
+  svn_error_clear(svn_fs_fs__trailer_parse(&root, &changes, NULL,
                                            (const char *)data, size,
                                            (apr_off_t)size, "fuzz"));
   if (!svn_fs_fs__manifest_parse(&offsets, (const char *)data, size, 4,

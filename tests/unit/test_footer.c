@@ -99,9 +99,10 @@ static void
 test_trailer(void **state)
 {
   static const struct { const char *tail; apr_off_t rev_len;
-                        apr_off_t root, changes; const char *rule; } cases[] = {
-    { "cpath: /\n\n\n17 107\n", 115, 17, 107, NULL },
-    { "x\n\n319 445\n", 1000, 319, 445, NULL },
+                        apr_off_t root, changes; const char *rule;
+                        apr_off_t line; } cases[] = {
+    { "cpath: /\n\n\n17 107\n", 115, 17, 107, NULL, 108 },
+    { "x\n\n319 445\n", 1000, 319, 445, NULL, 992 },
     { "x\n\n319 445", 1000, 0, 0, "TRAILER-1" },      /* no final LF    */
     { "319 445\n", 8, 0, 0, "TRAILER-1" },            /* no line start  */
     { "x\n319  445\n", 1000, 0, 0, "TRAILER-1" },
@@ -115,8 +116,8 @@ test_trailer(void **state)
 
   for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
     {
-      apr_off_t root = -1, changes = -1;
-      svn_error_t *err = svn_fs_fs__trailer_parse(&root, &changes,
+      apr_off_t root = -1, changes = -1, line = -1;
+      svn_error_t *err = svn_fs_fs__trailer_parse(&root, &changes, &line,
                                                   cases[k].tail,
                                                   strlen(cases[k].tail),
                                                   cases[k].rev_len, "t");
@@ -125,6 +126,8 @@ test_trailer(void **state)
           assert_null(err);
           assert_int_equal(root, cases[k].root);
           assert_int_equal(changes, cases[k].changes);
+          /* The trailer line, where the changed-path list must end. */
+          assert_int_equal(line, cases[k].line);
         }
       else
         vector_check_error(err, SVN_ERR_FS_CORRUPT, cases[k].rule,

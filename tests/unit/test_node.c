@@ -405,6 +405,52 @@ test_errors(void **state)
     }
 }
 
+/* CHANGES-7: a format 6 revision whose trailer points its changes one
+   byte early, at the empty line that ends the node-rev before the list,
+   is corrupt -- not a revision without changes. */
+static void
+test_changes_end_at_trailer(void **state)
+{
+  const char *dir = svn_dirent_join(tmpdir, "f6-trailer", pool);
+  const char *rev_path = svn_dirent_join(dir, "db/revs/0/8", pool);
+  svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
+  svn_stringbuf_t *data;
+  apr_array_header_t *changes;
+  const char *line;
+  long root, list;
+  apr_size_t line_start;
+  svn_error_t *err;
+
+  check(svn_io_copy_dir_recursively(svn_dirent_join(tmpdir, "f6", pool),
+                                    tmpdir, "f6-trailer", TRUE, NULL, NULL,
+                                    pool));
+  check(svn_stringbuf_from_file2(&data, rev_path, pool));
+  line_start = data->len - 1;
+  while (line_start > 0 && data->data[line_start - 1] != '\n')
+    line_start--;
+  line = data->data + line_start;
+  assert_int_equal(sscanf(line, "%ld %ld", &root, &list), 2);
+  /* The list is preceded by an empty line, ending a node-rev. */
+  assert_true(list >= 2 && data->data[list - 1] == '\n'
+              && data->data[list - 2] == '\n');
+  svn_stringbuf_chop(data, data->len - line_start);
+  svn_stringbuf_appendcstr(data, apr_psprintf(pool, "%ld %ld\n", root,
+                                              list - 1));
+  check(svn_io_remove_file2(rev_path, FALSE, pool));
+  check(svn_io_file_create_bytes(rev_path, data->data, data->len, pool));
+
+  fs->pool = pool;
+  fs->config = apr_hash_make(pool);
+  fs->path = (char *)svn_dirent_join(dir, "db", pool);
+  check(svn_fs_fs__open_repo(fs, fs->path, pool));
+  err = svn_fs_fs__rev_changes(&changes, fs, 8, pool, pool);
+  vector_check_error(err, SVN_ERR_FS_CORRUPT, "CHANGES-7",
+                     "changes offset one byte early");
+  /* The undamaged revisions before it still read. */
+  check(svn_fs_fs__rev_changes(&changes, fs, 7, pool, pool));
+  assert_true(changes->nelts > 0);
+}
+
 static int
 setup(void **state)
 {
@@ -447,6 +493,7 @@ main(void)
     cmocka_unit_test(test_noderev_fields),
     cmocka_unit_test(test_txn_nodes),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_changes_end_at_trailer),
   };
   int rc;
 

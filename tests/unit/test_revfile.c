@@ -147,8 +147,8 @@ check_repo(const char *db, svn_boolean_t with_caches, svn_boolean_t all_items)
       if (!SVN_FS_FS__DATA(fs)->use_log_addressing)
         {
           apr_off_t start, end;
-          CHECK(svn_fs_fs__rev_trailer(&offset, &changes, fs, file, rev,
-                                       iterpool));
+          CHECK(svn_fs_fs__rev_trailer(&offset, &changes, NULL, fs, file,
+                                       rev, iterpool));
           CHECK(svn_fs_fs__rev_bounds(&start, &end, fs, file, rev,
                                       iterpool));
           expect_noderev(file, offset, rev, offset - start, iterpool);

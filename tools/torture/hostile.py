@@ -825,10 +825,15 @@ class Campaign:
         with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
             pending = set()
             started = 0
+            planned = 0         # damage numbers taken from the plan
             while True:
-                while (len(pending) < jobs and started < damages
+                # With --only, numbers not asked for are skipped but still
+                # counted against DAMAGES: counting only those started,
+                # the loop spun for ever once the asked ones had run.
+                while (len(pending) < jobs and planned < damages
                        and time.time() - t0 < self.args.seconds):
                     n, t, kind, dseed = next(plan)
+                    planned += 1
                     if self.args.only is not None and n not in self.args.only:
                         continue
                     pending.add(ex.submit(self.one, n, t, kind, dseed))
