@@ -966,8 +966,11 @@ insert_slot(file_set_t *set, slot_file_t *shared)
    never parked, and its block 0 holds the whole file, so no read of it
    reaches the disk. */
 
-/* What the image cache holds: the file's bytes; the slot's block 0
-   points into them. */
+/* The image cache holds a file's bytes: serialising hands the membuffer
+   the data of the slot's block 0 (the whole file), which it copies.
+   Slots are made from images by image_to_slot() through
+   svn_cache__get_partial(); the plain deserialiser, which the cache
+   constructor requires, is never used for a read here. */
 static svn_error_t *
 serialize_image(void **data, apr_size_t *len, void *in, apr_pool_t *pool)
 {
