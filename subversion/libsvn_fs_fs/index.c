@@ -930,7 +930,8 @@ svn_fs_fs__rev_bounds(apr_off_t *start, apr_off_t *end, svn_fs_t *fs,
 
 svn_error_t *
 svn_fs_fs__rev_trailer(apr_off_t *root_offset, apr_off_t *changes_offset,
-                       apr_off_t *trailer_offset, svn_fs_t *fs, svn_fs_fs__revfile_t *rev_file,
+                       apr_off_t *trailer_offset, svn_fs_t *fs,
+                       svn_fs_fs__revfile_t *rev_file,
                        svn_revnum_t revision, apr_pool_t *scratch_pool)
 {
   char tail[SVN_FS_FS__TRAILER_MAX_LEN];

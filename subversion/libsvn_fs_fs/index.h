@@ -37,7 +37,8 @@ svn_fs_fs__item_offset(apr_off_t *absolute_position, svn_fs_t *fs,
    NULL, receives the absolute offset of that line. */
 svn_error_t *
 svn_fs_fs__rev_trailer(apr_off_t *root_offset, apr_off_t *changes_offset,
-                       apr_off_t *trailer_offset, svn_fs_t *fs, svn_fs_fs__revfile_t *rev_file,
+                       apr_off_t *trailer_offset, svn_fs_t *fs,
+                       svn_fs_fs__revfile_t *rev_file,
                        svn_revnum_t revision, apr_pool_t *scratch_pool);
 
 /* Physical addressing: first and one-past-last absolute offsets of

@@ -1292,10 +1292,13 @@ read_block(svn_fs_fs__changes_block_t *block, changes_reader_t *r,
   return SVN_NO_ERROR;
 }
 
-/* File offset of the first entry of REV's list (FILE is REV's file). */
+/* File offset of the first entry of REV's list (FILE is REV's file);
+   under physical addressing *TRAILER receives where the list must end
+   (CHANGES-7), else it is left alone. */
 static svn_error_t *
-list_start(apr_off_t *offset, svn_fs_t *fs, svn_fs_fs__revfile_t *file,
-           svn_revnum_t rev, apr_pool_t *scratch_pool)
+list_start(apr_off_t *offset, apr_off_t *trailer, svn_fs_t *fs,
+           svn_fs_fs__revfile_t *file, svn_revnum_t rev,
+           apr_pool_t *scratch_pool)
 {
   apr_off_t root_offset;
 
@@ -1303,8 +1306,8 @@ list_start(apr_off_t *offset, svn_fs_t *fs, svn_fs_fs__revfile_t *file,
     return svn_error_trace(svn_fs_fs__item_offset(
                              offset, fs, file, rev,
                              SVN_FS_FS__ITEM_INDEX_CHANGES, scratch_pool));
-  return svn_error_trace(svn_fs_fs__rev_trailer(&root_offset, offset, NULL,
-                                                fs, file, rev,
+  return svn_error_trace(svn_fs_fs__rev_trailer(&root_offset, offset,
+                                                trailer, fs, file, rev,
                                                 scratch_pool));
 }
 
@@ -1313,18 +1316,22 @@ list_start(apr_off_t *offset, svn_fs_t *fs, svn_fs_fs__revfile_t *file,
    begins.  The trailer is the only pointer to the list and no checksum
    covers it: with a damaged changes offset that hit an empty line the
    list read as empty, and 'svn log -v' and 'svnadmin dump' printed a
-   revision without its changes where stock reported the damage. */
+   revision without its changes where stock reported the damage.
+   TRAILER_OFFSET is the trailer line's offset if list_start() just
+   read it, else -1 (then it is read here). */
 static svn_error_t *
 check_list_end(svn_fs_t *fs, svn_fs_fs__revfile_t *file, svn_revnum_t rev,
-               apr_off_t end, const char *where, apr_pool_t *scratch_pool)
+               apr_off_t end, apr_off_t trailer_offset, const char *where,
+               apr_pool_t *scratch_pool)
 {
-  apr_off_t root_offset, changes_offset, trailer_offset;
+  apr_off_t root_offset, changes_offset;
 
   if (svn_fs_fs__use_log_addressing(fs))
     return SVN_NO_ERROR;
-  SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &changes_offset,
-                                 &trailer_offset, fs, file, rev,
-                                 scratch_pool));
+  if (trailer_offset < 0)
+    SVN_ERR(svn_fs_fs__rev_trailer(&root_offset, &changes_offset,
+                                   &trailer_offset, fs, file, rev,
+                                   scratch_pool));
   if (end != trailer_offset)
     return svn_fs_fs__corrupt("CHANGES-7", where,
              "Changed-path list ends at offset %" APR_OFF_T_FMT ", not at "
@@ -1344,6 +1351,7 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   changes_reader_t r;
   block_starts_t *starts;
   apr_size_t from = block_no;      /* block at which the scan begins */
+  apr_off_t trailer = -1;          /* physical: where the list ends */
 
   memset(&r, 0, sizeof(r));
   r.where = apr_psprintf(scratch_pool, "r%ld changed-path list", rev);
@@ -1366,7 +1374,8 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   else
     {
       from = 0;
-      SVN_ERR(list_start(&r.buf_offset, fs, r.file, rev, scratch_pool));
+      SVN_ERR(list_start(&r.buf_offset, &trailer, fs, r.file, rev,
+                         scratch_pool));
     }
   SVN_ERR(read_block(block, &r, (block_no - from) * CHANGES_BLOCK,
                      CHANGES_BLOCK, from * CHANGES_BLOCK, starts,
@@ -1374,8 +1383,8 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   if (!block->done)
     block_starts_note(starts, block_no + 1, block->next_offset);
   else
-    SVN_ERR(check_list_end(fs, r.file, rev, block->next_offset, r.where,
-                           scratch_pool));
+    SVN_ERR(check_list_end(fs, r.file, rev, block->next_offset, trailer,
+                           r.where, scratch_pool));
   SVN_ERR(svn_fs_fs__revfile_close(r.file));
   svn_pool_destroy(r.pool);
   return SVN_NO_ERROR;

@@ -450,6 +450,20 @@ pread_all(apr_size_t *got, int fd, void *buf, apr_size_t len,
   return APR_SUCCESS;
 }
 
+/* SHARED's file is the LEN bytes at DATA, all of it: copy them into its
+   block 0, which no other block ever replaces. */
+static void
+hold_whole_file(slot_file_t *shared, const void *data, apr_size_t len)
+{
+  read_block_t *b = &shared->blocks[0];
+
+  shared->file_size = (apr_off_t)len;
+  b->data = apr_pmemdup(shared->pool, data, len ? len : 1);
+  b->set_owned = FALSE;
+  b->start = 0;
+  b->len = len;
+}
+
 /* Learn the size of SHARED, just opened, by reading its first block
    into SET's probe buffer instead of asking fstat: a short read is the
    whole file (rev files never change once in place), and is kept as
@@ -461,7 +475,6 @@ pread_all(apr_size_t *got, int fd, void *buf, apr_size_t len,
 static apr_status_t
 probe_size(svn_boolean_t *full, slot_file_t *shared, file_set_t *set)
 {
-  read_block_t *b = &shared->blocks[0];
   apr_size_t got;
   apr_status_t status;
 
@@ -480,11 +493,7 @@ probe_size(svn_boolean_t *full, slot_file_t *shared, file_set_t *set)
       shared->file_size = finfo.size;
       return status;
     }
-  shared->file_size = (apr_off_t)got;
-  b->data = apr_pmemdup(shared->pool, set->probe, got ? got : 1);
-  b->set_owned = FALSE;
-  b->start = 0;
-  b->len = got;
+  hold_whole_file(shared, set->probe, got);
   return APR_SUCCESS;
 }
 
@@ -1004,7 +1013,6 @@ image_to_slot(void **out, const void *data, apr_size_t len, void *baton,
 {
   image_baton_t *ib = baton;
   slot_file_t *shared;
-  read_block_t *b;
   apr_os_file_t none = -1;
 
   *out = NULL;
@@ -1014,12 +1022,7 @@ image_to_slot(void **out, const void *data, apr_size_t len, void *baton,
   shared->fd = -1;
   /* Layers above test the handle's FILE for "open"; nothing reads it. */
   apr_os_file_put(&shared->file, &none, APR_READ, shared->pool);
-  shared->file_size = (apr_off_t)len;
-  b = &shared->blocks[0];
-  b->data = apr_pmemdup(shared->pool, data, len);
-  b->set_owned = FALSE;
-  b->start = 0;
-  b->len = len;
+  hold_whole_file(shared, data, len);
   *out = shared;
   return SVN_NO_ERROR;
 }
@@ -1033,8 +1036,8 @@ image_slot(file_set_t *set, svn_fs_t *fs, svn_revnum_t rev,
   svn_cache__t *cache = SVN_FS_FS__DATA(fs)->revfile_image_cache;
   svn_fs_fs__pair_cache_key_t key = svn_fs_fs__pair_cache_key(rev, 0);
   image_baton_t baton;
-  slot_file_t *shared = NULL;
-  svn_boolean_t found = FALSE;
+  slot_file_t *shared = NULL;   /* stays NULL unless found and usable */
+  svn_boolean_t found;
   svn_error_t *err;
 
   if (cache == NULL)
@@ -1048,13 +1051,14 @@ image_slot(file_set_t *set, svn_fs_t *fs, svn_revnum_t rev,
       svn_error_clear(err);     /* the disk still has the file */
       return NULL;
     }
-  if (found && shared)
+  if (shared)
     set->image_hits++;
-  return found ? shared : NULL;
+  return shared;
 }
 
 /* SHARED, unpacked revision REV of FS just opened from disk and read
-   whole by its probe, may become an image: if this is its second open
+   whole by its probe (its block 0 is the file, hold_whole_file), may
+   become an image: if it is not empty, this is its second open
    (cache_admit.h) and REV is committed as far as FS knows. */
 static void
 image_offer(svn_fs_t *fs, slot_file_t *shared, svn_revnum_t rev,
@@ -1064,8 +1068,7 @@ image_offer(svn_fs_t *fs, slot_file_t *shared, svn_revnum_t rev,
   svn_fs_fs__pair_cache_key_t key;
 
   if (ffd->revfile_image_cache == NULL || rev > ffd->youngest_rev_cache
-      || shared->blocks[0].start != 0 || shared->blocks[0].len == 0
-      || (apr_off_t)shared->blocks[0].len != shared->file_size)
+      || shared->file_size == 0)
     return;
   key = svn_fs_fs__pair_cache_key(rev, 0);
   if (svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_revfile_image,
