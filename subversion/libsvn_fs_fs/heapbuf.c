@@ -1,6 +1,7 @@
 /* heapbuf.c --- growable byte buffers on the heap (heapbuf.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "heapbuf.h"
 
@@ -53,4 +54,22 @@ svn_fs_fs__heapbuf_free(svn_fs_fs__heapbuf_t *buf)
 {
   free(buf->data);
   memset(buf, 0, sizeof(*buf));
+}
+
+void *
+svn_fs_fs__pages_alloc(apr_size_t bytes)
+{
+  void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+  if (mem == MAP_FAILED)
+    abort();          /* out of memory: what APR pools do too */
+  return mem;
+}
+
+void
+svn_fs_fs__pages_free(void *mem, apr_size_t bytes)
+{
+  if (mem)
+    munmap(mem, bytes);
 }

@@ -1168,12 +1168,19 @@ verify_md5(svn_fs_fs__revfile_t *rev_file, apr_off_t start, apr_off_t end,
   return SVN_NO_ERROR;
 }
 
+/* Items up to this size are checksummed from one buffer of their size;
+   longer ones through a buffer of this size.  One buffer per item, up
+   to 16 MB, made 'svnadmin verify' of packed full maven leave 1.7 MB of
+   pool blocks on the allocator's free list after its index pass, still
+   resident at the peak of its replay. */
+#define FNV_CHUNK (64 * 1024)
+
 svn_error_t *
 svn_fs_fs__item_fnv(apr_uint32_t *fnv, svn_fs_fs__revfile_t *rev_file,
                     apr_off_t offset, apr_off_t size,
                     apr_pool_t *scratch_pool)
 {
-  if (size <= 16 * 1024 * 1024)
+  if (size <= FNV_CHUNK)
     {
       char *buf = apr_palloc(scratch_pool, (apr_size_t)size + 1);
       SVN_ERR(svn_fs_fs__revfile_read(buf, (apr_size_t)size, rev_file,
@@ -1184,14 +1191,13 @@ svn_fs_fs__item_fnv(apr_uint32_t *fnv, svn_fs_fs__revfile_t *rev_file,
     {
       svn_stream_t *s = svn_checksum__wrap_write_stream_fnv1a_32x4(
                           fnv, svn_stream_empty(scratch_pool), scratch_pool);
-      apr_size_t chunk = 1024 * 1024;
-      char *buf = apr_palloc(scratch_pool, chunk);
+      char *buf = apr_palloc(scratch_pool, FNV_CHUNK);
       apr_off_t at;
 
-      for (at = offset; at < offset + size; at += (apr_off_t)chunk)
+      for (at = offset; at < offset + size; at += FNV_CHUNK)
         {
-          apr_size_t n = offset + size - at < (apr_off_t)chunk
-                       ? (apr_size_t)(offset + size - at) : chunk;
+          apr_size_t n = offset + size - at < FNV_CHUNK
+                       ? (apr_size_t)(offset + size - at) : FNV_CHUNK;
           SVN_ERR(svn_fs_fs__revfile_read(buf, n, rev_file, at));
           SVN_ERR(svn_stream_write(s, buf, &n));
         }

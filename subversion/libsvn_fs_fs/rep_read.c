@@ -879,6 +879,18 @@ static volatile apr_uint32_t reads_since_park;
 /* svn_fs_fs__rep_large_reuses() */
 static volatile apr_uint32_t large_reuses;
 
+/* Bytes mapped for a large text of capacity CAP: its header, its bytes
+   and a NUL (svn_fs_fs__pages_alloc: not from malloc, see there). */
+#define LARGE_BYTES(cap) (sizeof(large_text_t) + (cap) + 1)
+
+/* Unmap T (NULL: nothing). */
+static void
+large_text_free(large_text_t *t)
+{
+  if (t)
+    svn_fs_fs__pages_free(t, LARGE_BYTES(t->cap));
+}
+
 /* A large text with room for at least CAP bytes and one reference. */
 static large_text_t *
 large_text_create(apr_size_t cap)
@@ -890,7 +902,7 @@ large_text_create(apr_size_t cap)
      the memory of an earlier, larger text alive in a smaller one. */
   if (t && (t->cap < cap || t->cap > buffer_capacity(cap + cap / 4)))
     {
-      free(t);
+      large_text_free(t);
       t = NULL;
     }
   if (t)
@@ -900,7 +912,7 @@ large_text_create(apr_size_t cap)
       /* Room in whole BUFFER_STEPs: the next, slightly longer, text of
          the same file fits the spare this one becomes. */
       cap = buffer_capacity(cap);
-      t = svn_fs_fs__heap_alloc(sizeof(*t) + cap + 1);
+      t = svn_fs_fs__pages_alloc(LARGE_BYTES(cap));
       t->cap = cap;
     }
   apr_atomic_inc32(&large_texts_live);
@@ -924,7 +936,7 @@ large_text_release(large_text_t *t)
           apr_atomic_set32(&reads_since_park, 0);
           t = __atomic_exchange_n(&spare_large, t, __ATOMIC_ACQ_REL);
         }
-      free(t);
+      large_text_free(t);
     }
 }
 
@@ -937,7 +949,8 @@ drop_stale_spare(void)
 {
   if (__atomic_load_n(&spare_large, __ATOMIC_RELAXED) != NULL
       && apr_atomic_inc32(&reads_since_park) + 1 == SPARE_LARGE_READS)
-    free(__atomic_exchange_n(&spare_large, NULL, __ATOMIC_ACQ_REL));
+    large_text_free(__atomic_exchange_n(&spare_large, NULL,
+                                        __ATOMIC_ACQ_REL));
 }
 
 apr_uint32_t

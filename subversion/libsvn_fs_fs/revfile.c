@@ -63,6 +63,7 @@
 #include "caching.h"
 #include "corrupt.h"
 #include "footer.h"
+#include "heapbuf.h"
 #include "paths.h"
 #include "revfile.h"
 #include "shard_dir.h"
@@ -252,8 +253,10 @@ struct file_set_t
   int parked_count;
 
   /* Block buffers of files in the set: BLOCKS_MADE of them were
-     allocated in POOL (at most BLOCK_LIMIT); SPARE holds the
+     carved from ARENA (at most BLOCK_LIMIT); SPARE holds the
      SPARE_COUNT that no file uses now. */
+  unsigned char *arena;           /* see arena_create()                */
+  apr_size_t arena_bytes;
   int block_limit;
   int rev_block_limit;            /* the same for unpacked rev files   */
   int grown_limit;                /* current budget, <= BLOCK_LIMIT    */
@@ -273,7 +276,7 @@ struct file_set_t
   read_block_t **owned;
   int owned_count;
 
-  /* One block for probe_size(), allocated on first use. */
+  /* One block for probe_size(), the arena's last. */
   unsigned char *probe;
 
   /* Block-read (revfile.h): the registered hook, the blocks the current
@@ -361,6 +364,35 @@ file_set_cleanup(void *baton)
 static apr_size_t
 block_size_of(svn_fs_t *fs);
 
+/* Pool cleanup of a set's pool: unmap its arena (BATON, the set).
+   Registered before file_set_cleanup, so it runs after it. */
+static apr_status_t
+arena_cleanup(void *baton)
+{
+  file_set_t *set = baton;
+
+  svn_fs_fs__pages_free(set->arena, set->arena_bytes);
+  set->arena = NULL;
+  return APR_SUCCESS;
+}
+
+/* Map the arena of SET: room for its BLOCK_LIMIT blocks and the probe,
+   each BLOCK_SIZE bytes, in pages of their own that the kernel provides
+   as they are first written.  From the set's pool each 16 kB block took
+   whatever free node of the pool's allocator was first large enough,
+   often one of 32 kB that a closed file's pool had given back: 1.2 MB
+   resident for 35 blocks at the peak of 'svnadmin verify' of packed
+   full maven, 0.56 MB of which were blocks. */
+static void
+arena_create(file_set_t *set, apr_size_t block_size)
+{
+  set->arena_bytes = ((apr_size_t)set->block_limit + 1) * block_size;
+  set->arena = svn_fs_fs__pages_alloc(set->arena_bytes);
+  set->probe = set->arena + (apr_size_t)set->block_limit * block_size;
+  apr_pool_cleanup_register(set->pool, set, arena_cleanup,
+                            apr_pool_cleanup_null);
+}
+
 /* BYTES of blocks of BLOCK_SIZE, as a block count within [LO, HI]. */
 static int
 budget_blocks(apr_size_t bytes, apr_size_t block_size, int lo, int hi)
@@ -394,6 +426,7 @@ get_file_set(svn_fs_t *fs)
                                       * sizeof(*set->ghosts));
       set->spare = apr_palloc(pool, set->block_limit * sizeof(*set->spare));
       set->owned = apr_palloc(pool, set->block_limit * sizeof(*set->owned));
+      arena_create(set, block_size);
       apr_pool_cleanup_register(pool, set, file_set_cleanup,
                                 apr_pool_cleanup_null);
       ffd->open_files = set;
@@ -478,8 +511,6 @@ probe_size(svn_boolean_t *full, slot_file_t *shared, file_set_t *set)
   apr_size_t got;
   apr_status_t status;
 
-  if (set->probe == NULL)
-    set->probe = apr_palloc(set->pool, shared->block_size);
   status = pread_all(&got, shared->fd, set->probe, shared->block_size, 0,
                      TRUE);
   if (status)
@@ -752,10 +783,8 @@ give_block_buffer(read_block_t *b, slot_file_t *shared)
   else if (shared->in_set
            && set->blocks_made < (shared->is_packed ? set->grown_limit
                                                     : set->rev_block_limit))
-    {
-      b->data = apr_palloc(set->pool, shared->block_size);
-      set->blocks_made++;
-    }
+    b->data = set->arena + (apr_size_t)set->blocks_made++
+                           * shared->block_size;
   else if (shared->in_set)
     {
       /* B holds no buffer, so it is not among the owned. */

@@ -705,6 +705,35 @@ pack_candidates(svn_fs_fs__revprop_manifest_entry_t *own,
   return SVN_NO_ERROR;
 }
 
+int
+svn_fs_fs__revprop_packs_held(svn_fs_t *fs)
+{
+  revprop_state_t *state = state_of(fs);
+  int i, held = 0;
+
+  for (i = 0; i < PACK_SLOTS; i++)
+    held += SVN_IS_VALID_REVNUM(state->packs[i].shard_start);
+  return held;
+}
+
+/* How a reader goes through revisions, for what its pack slots keep. */
+typedef enum read_mode_t
+{
+  /* One revision now, maybe others later in any order (REFRESH reads of
+     'svn list -v'): the pack slots keep what they read. */
+  READ_ONE,
+
+  /* Then its neighbours too (log, dump): the rest of the pack goes into
+     the membuffer. */
+  READ_NEIGHBOURS,
+
+  /* Every revision once, in ascending order, uncached (verify): a pack
+     is let go once its last revision was read.  Kept in the slots until
+     pushed out, the four packs of each svn_fs_t were ~1 MB of the peak
+     RSS of 'svnadmin verify' of packed full maven. */
+  READ_IN_ORDER
+} read_mode_t;
+
 /* REV's dump from the pack file named ENTRY, in RESULT_POOL: *DUMP NULL
    if that file is missing or does not hold REV (then *NOT_HELD says
    which pack it was, for the error). */
@@ -712,7 +741,7 @@ static svn_error_t *
 read_from_pack(svn_string_t **dump, const char **where,
                svn_error_t **not_held, svn_fs_t *fs, svn_revnum_t rev,
                const svn_fs_fs__revprop_manifest_entry_t *entry,
-               svn_boolean_t neighbours, apr_pool_t *result_pool,
+               read_mode_t mode, apr_pool_t *result_pool,
                apr_pool_t *scratch_pool)
 {
   const svn_fs_fs__revprop_pack_t *pack;
@@ -737,8 +766,10 @@ read_from_pack(svn_string_t **dump, const char **where,
       *dump = svn_string_ncreate(pack->body + pack->offsets[i],
                                  pack->sizes[i], result_pool);
       *where = apr_psprintf(result_pool, "packed revprops of r%ld", rev);
-      if (neighbours)
+      if (mode == READ_NEIGHBOURS)
         err = cache_pack_neighbours(fs, pack, rev, scratch_pool);
+      if (mode == READ_IN_ORDER && i == pack->count - 1)
+        slot_clear(slot);
     }
   slot_release(slot, size);
   return svn_error_trace(err);
@@ -754,7 +785,7 @@ read_from_pack(svn_string_t **dump, const char **where,
    only otherwise is the damaged line reported (RPPACK-1, RPPACK-2). */
 static svn_error_t *
 read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
-            svn_revnum_t rev, svn_boolean_t neighbours,
+            svn_revnum_t rev, read_mode_t mode,
             apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__revprop_manifest_entry_t own, others[2];
@@ -771,7 +802,7 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
   if (own_ok)
     {
       SVN_ERR(read_from_pack(dump, where, &not_held, fs, rev, &own,
-                             neighbours, result_pool, scratch_pool));
+                             mode, result_pool, scratch_pool));
       if (*dump)
         return SVN_NO_ERROR;
       /* REV's pack is missing (a concurrent rewrite, or a damaged line
@@ -787,7 +818,7 @@ read_packed(svn_string_t **dump, const char **where, svn_fs_t *fs,
           && others[k].counter == own.counter)
         continue;
       err = read_from_pack(dump, where, &not_held, fs, rev, &others[k],
-                           neighbours, result_pool, scratch_pool);
+                           mode, result_pool, scratch_pool);
       /* A neighbour's pack that does not help leaves REV's own error. */
       svn_error_clear(not_held);
       if (err)
@@ -871,11 +902,11 @@ read_plain(svn_string_t **dump, const char **where, svn_fs_t *fs,
 /* One attempt from wherever min-unpacked-rev says REV lives. */
 static svn_error_t *
 read_revprops_once(svn_string_t **dump, const char **where, svn_fs_t *fs,
-                   svn_revnum_t rev, svn_boolean_t neighbours,
+                   svn_revnum_t rev, read_mode_t mode,
                    apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   if (revprops_packed(fs, rev))
-    return svn_error_trace(read_packed(dump, where, fs, rev, neighbours,
+    return svn_error_trace(read_packed(dump, where, fs, rev, mode,
                                        result_pool, scratch_pool));
   return svn_error_trace(read_plain(dump, where, fs, rev, result_pool,
                                     scratch_pool));
@@ -886,15 +917,15 @@ read_revprops_once(svn_string_t **dump, const char **where, svn_fs_t *fs,
    and try once more (REVPROP-4). */
 static svn_error_t *
 read_revprops(svn_string_t **dump, const char **where, svn_fs_t *fs,
-              svn_revnum_t rev, svn_boolean_t neighbours,
+              svn_revnum_t rev, read_mode_t mode,
               apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
-  SVN_ERR(read_revprops_once(dump, where, fs, rev, neighbours, result_pool,
+  SVN_ERR(read_revprops_once(dump, where, fs, rev, mode, result_pool,
                              scratch_pool));
   if (*dump)
     return SVN_NO_ERROR;
   SVN_ERR(svn_fs_fs__update_min_unpacked_rev(fs, scratch_pool));
-  SVN_ERR(read_revprops_once(dump, where, fs, rev, neighbours, result_pool,
+  SVN_ERR(read_revprops_once(dump, where, fs, rev, mode, result_pool,
                              scratch_pool));
   /* Stock's code for this case is SVN_ERR_FS_NO_SUCH_REVISION. */
   if (*dump == NULL)
@@ -1022,7 +1053,8 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
   /* Callers that always refresh (svn_repos_get_committed_info, once per
      entry of 'svn list -v') would gain nothing from the neighbours: the
      next call moves to a new generation again. */
-  SVN_ERR(read_revprops(&dump, &where, fs, rev, !refresh, scratch_pool,
+  SVN_ERR(read_revprops(&dump, &where, fs, rev,
+                        refresh ? READ_ONE : READ_NEIGHBOURS, scratch_pool,
                         scratch_pool));
   SVN_ERR(parse_dump(proplist, rev, dump, where, result_pool));
   /* Nor the revision itself after a REFRESH read, for the same reason:
@@ -1069,9 +1101,10 @@ verify_manifest_line(svn_fs_t *fs, svn_revnum_t rev,
   slot_release(slot, size);
   SVN_ERR(err);
 
-  /* The pack the line names must exist and hold REV (RPPACK-2). */
+  /* The pack the line names must exist and hold REV (RPPACK-2).  Verify
+     asks for every revision once, in order. */
   SVN_ERR(read_from_pack(&dump, &dump_where, &not_held, fs, rev, &entry,
-                         FALSE, scratch_pool, scratch_pool));
+                         READ_IN_ORDER, scratch_pool, scratch_pool));
   if (dump == NULL && not_held == SVN_NO_ERROR)
     return svn_fs_fs__corrupt_code(SVN_ERR_FS_CORRUPT_REVPROP_MANIFEST,
                                    "RPPACK-2", where,
@@ -1100,7 +1133,9 @@ svn_fs_fs__verify_revprops(svn_fs_t *fs, svn_revnum_t rev,
   apr_time_t when;
   svn_error_t *err;
 
-  SVN_ERR(read_revprops(&dump, &where, fs, rev, FALSE, scratch_pool,
+  /* READ_ONE: verify_manifest_line reads the pack again next, and lets
+     it go after its last revision. */
+  SVN_ERR(read_revprops(&dump, &where, fs, rev, READ_ONE, scratch_pool,
                         scratch_pool));
   SVN_ERR(verify_manifest_line(fs, rev, scratch_pool));
   SVN_ERR(parse_dump(&proplist, rev, dump, where, scratch_pool));

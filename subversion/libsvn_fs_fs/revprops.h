@@ -41,6 +41,11 @@ svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool);
 svn_error_t *
 svn_fs_fs__reset_revprop_cache(svn_fs_t *fs);
 
+/* How many pack files of revprops FS holds parsed now (at most four;
+   for tests). */
+int
+svn_fs_fs__revprop_packs_held(svn_fs_t *fs);
+
 /* Pack the revprops of complete shard SHARD of FS (RPPACK-8): write
    db/revprops/<SHARD>.pack/ with pack files of at most ~90% of the
    configured size and the manifest, from the plain files, which are left

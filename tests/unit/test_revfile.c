@@ -22,6 +22,7 @@
 #include "svn_io.h"
 #include "svn_dirent_uri.h"
 #include "private/svn_cache.h"
+#include "private/svn_subr_private.h"
 
 #include "cache_admit.h"
 #include "index.h"
@@ -698,6 +699,36 @@ test_large_reads_bypass_blocks(void **state)
   CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
 }
 
+/* The checksum of an item (P2L-7) is that of its bytes whether it is
+   read in one piece (up to 64 kB) or in chunks (longer items, which must
+   not cost a buffer of their size): lengths around the chunk size, at
+   offsets that split the 4-way interleave unevenly. */
+static void
+test_item_fnv_chunks(void **state)
+{
+  static const apr_off_t lengths[] = { 0, 1, 100, 65535, 65536, 65537,
+                                       131072 + 3, 250000 };
+  unsigned char *bytes;
+  const char *dir = scratch_with_r1("fsfs7-test-revfile-fnv", 300 * 1024,
+                                    &bytes);
+  svn_fs_fs__revfile_t *file;
+  svn_fs_t *fs = make_fs(dir, FALSE, pool);
+  int i;
+
+  CHECK(svn_fs_fs__revfile_open(&file, fs, 1, pool, pool));
+  for (i = 0; i < (int)(sizeof(lengths) / sizeof(lengths[0])); i++)
+    {
+      apr_off_t offset = 7 + i;
+      apr_uint32_t fnv = 0;
+
+      CHECK(svn_fs_fs__item_fnv(&fnv, file, offset, lengths[i], pool));
+      assert_int_equal(fnv, svn__fnv1a_32x4(bytes + offset,
+                                            (apr_size_t)lengths[i]));
+    }
+  CHECK(svn_fs_fs__revfile_close(file));
+  CHECK(svn_io_remove_dir2(dir, TRUE, NULL, NULL, pool));
+}
+
 /* Reads are done in blocks of at most 16 kB whatever block-size says
    (64 kB by default): a block is where the format's blocks start, not
    how much a reader copies; smaller configured sizes are kept. */
@@ -1242,6 +1273,7 @@ main(void)
     cmocka_unit_test(test_handle_lifetimes),
     cmocka_unit_test(test_block_lru),
     cmocka_unit_test(test_large_reads_bypass_blocks),
+    cmocka_unit_test(test_item_fnv_chunks),
     cmocka_unit_test(test_read_block_cap),
     cmocka_unit_test(test_chain_bottom_stays_open),
     cmocka_unit_test(test_evicted_files_park),

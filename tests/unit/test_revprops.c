@@ -473,6 +473,38 @@ test_verify_revprops(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Verify reads every revision once in ascending order, so a pack is let
+   go once its last revision was verified; a REFRESH read (what 'svn list
+   -v' makes for each entry) keeps what it parsed for the next one.  The
+   vector's packs: r1-r3 (shard 0, r0 never packed) and r4-r7. */
+static void
+test_verify_lets_packs_go(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+  svn_fs_t *fs = open_copy(&db, pool);
+  apr_hash_t *props;
+  svn_revnum_t rev;
+
+  assert_int_equal(svn_fs_fs__revprop_packs_held(fs), 0);
+  for (rev = 1; rev <= 2; rev++)
+    assert_null(svn_fs_fs__verify_revprops(fs, rev, pool));
+  assert_int_equal(svn_fs_fs__revprop_packs_held(fs), 1);
+  assert_null(svn_fs_fs__verify_revprops(fs, 3, pool));
+  assert_int_equal(svn_fs_fs__revprop_packs_held(fs), 0);
+  assert_null(svn_fs_fs__verify_revprops(fs, 4, pool));
+  assert_int_equal(svn_fs_fs__revprop_packs_held(fs), 1);
+  for (rev = 5; rev <= 7; rev++)
+    assert_null(svn_fs_fs__verify_revprops(fs, rev, pool));
+  assert_int_equal(svn_fs_fs__revprop_packs_held(fs), 0);
+
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 3, TRUE, pool, pool));
+  assert_null(svn_fs_fs__get_revprops(&props, fs, 7, TRUE, pool, pool));
+  assert_int_equal(svn_fs_fs__revprop_packs_held(fs), 2);
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -488,6 +520,7 @@ main(void)
     cmocka_unit_test(test_first_read_lets_go),
     cmocka_unit_test(test_damaged_neighbour),
     cmocka_unit_test(test_verify_revprops),
+    cmocka_unit_test(test_verify_lets_packs_go),
   };
 
   apr_initialize();
