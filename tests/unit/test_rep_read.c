@@ -657,7 +657,7 @@ test_large_texts_shared(void **state)
   char buf[1000];
   apr_size_t len;
   apr_uint32_t base = svn_fs_fs__rep_large_texts_live(), reuses;
-  int i;
+  int i, k;
 
   check(svn_cache__membuffer_cache_create(&membuffer, 64 * 1024 * 1024, 0,
                                           0, TRUE, TRUE, pool), "membuffer");
@@ -735,6 +735,25 @@ test_large_texts_shared(void **state)
   reuses = svn_fs_fs__rep_large_reuses();
   assert_true(svn_stringbuf_compare(read_streamed(fs, l1, sp), t1));
   assert_int_equal(svn_fs_fs__rep_large_reuses(), reuses);
+  svn_pool_clear(sp);
+
+  /* L1 is the recent text now; 300 reads of small texts through the
+     same fs, none asking for it, let it go; read again, it is whole. */
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
+  for (i = 0, k = 0; k < 300; i++)
+    {
+      svn_fs_fs__rep_t *rep = APR_ARRAY_IDX(reps, i % reps->nelts,
+                                            svn_fs_fs__rep_t *);
+
+      if (rep->expanded_size > 256 * 1024)
+        continue;
+      svn_pool_clear(sp);
+      check(svn_fs_fs__rep_contents(&got, fs, rep, sp, sp), "small text");
+      k++;
+    }
+  svn_pool_clear(sp);
+  assert_int_equal(svn_fs_fs__rep_large_texts_live(), base);
+  assert_true(svn_stringbuf_compare(read_streamed(fs, l1, sp), t1));
   svn_pool_destroy(sp);
 }
 
