@@ -106,14 +106,14 @@ fsfs7_verify(svn_fs_t *fs, const char *path, svn_revnum_t start,
   SVN_ERR(svn_fs__check_fs(fs, FALSE));
   /* The loader's FS lives in POOL, which 'svnadmin verify' keeps until
      the end of its replay of every revision: the work is done on a copy
-     in a subpool, so that the open files, read blocks and parsed
+     in a pool of its own, so that the open files, read blocks and parsed
      indexes of the index pass are let go when it ends instead of adding
-     to the replay's peak RSS.  With an allocator of its own: a plain
-     subpool would give its blocks to POOL's allocator, which keeps them
-     (resident) for the replay. */
+     to the replay's peak RSS.  With an allocator of its own, too: a
+     subpool of POOL would give its blocks to POOL's allocator, which
+     keeps them (resident) for the replay.  The allocator comes with the
+     root pool that owns it, which is the one to destroy. */
   allocator = svn_pool_create_allocator(FALSE);
-  work_pool = svn_pool_create_ex(pool, allocator);
-  apr_allocator_owner_set(allocator, work_pool);
+  work_pool = apr_allocator_owner_get(allocator);
   work = apr_pmemdup(work_pool, fs, sizeof(*fs));
   work->pool = work_pool;
   err = svn_fs_fs__open_repo(work, path, work_pool);

@@ -30,6 +30,7 @@ import sqlite3
 import subprocess
 import sys
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fsfs7test as T  # noqa: E402
@@ -391,6 +392,36 @@ class IndexTool(unittest.TestCase):
             with self.subTest(args=args):
                 same_verify(self, repos, *args,
                             expect_ok=args == ["--metadata-only"])
+
+
+    def test_verify_l2p_index_damaged(self):
+        """A flipped bit in a revision's L2P index: both modules report
+        the index checksum and exit 1 (the codes differ: ours is the
+        FOOTER-4 corruption code), also when the failing index pass has
+        made and dropped its own svn_fs_t (once, a process that exited
+        after such a failure crashed in APR's pool teardown: the index
+        pass's allocator had been given to the wrong pool; freed memory
+        is filled and never recycled through glibc's per-thread cache
+        here, so that a read of it fails every time, not now and then)."""
+        env = mock.patch.dict(os.environ, MALLOC_PERTURB_="165",
+                              GLIBC_TUNABLES="glibc.malloc.tcache_count=0")
+        env.start()
+        self.addCleanup(env.stop)
+        for v, rev in (("f7", 10), ("f8p", REVS)):
+            repos = pair(v, "l2p")
+            for r in repos:
+                def flip(d):
+                    footer = d[-1 - d[-1]:-1].split()
+                    at = int(footer[0]) + 2
+                    return d[:at] + bytes([d[at] ^ 1]) + d[at + 1:]
+                rewrite(rev_file(r, rev), flip)
+            for args in ([], ["-q"], ["--metadata-only"]):
+                with self.subTest(variant=v, args=args):
+                    ref, mine = run_pair(self, repos, *args)
+                    if ref.returncode != 1:
+                        raise T.SetupError("stock verify: exit %d" % ref.returncode)
+                    self.assertEqual(mine.returncode, 1, T.describe(mine))
+                    self.assertIn(b"L2P index checksum mismatch", mine.stderr)
 
 
 if __name__ == "__main__":
