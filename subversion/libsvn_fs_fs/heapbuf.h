@@ -50,12 +50,14 @@ svn_fs_fs__heap_realloc(void *mem, apr_size_t bytes);
 
 /* BYTES of memory mapped from the kernel for this caller alone, for the
    few buffers of a quarter megabyte or more that live across reads (the
-   large texts of rep_read.c).  Freed to malloc, each such buffer raised
-   glibc's mmap threshold (and its trim threshold, twice that) to its own
-   size, so every later allocation up to that size came from the brk
-   heap, whose freed memory then stayed resident: 1.3 MB of peak RSS on
-   a dump of packed full maven.  Out of memory aborts.  Release with
-   svn_fs_fs__pages_free(MEM, BYTES), BYTES as allocated. */
+   large texts of rep_read.c, the read blocks of a file set in
+   revfile.c); pages not yet written take no memory.  Freed to malloc,
+   each large text raised glibc's mmap threshold (and its trim
+   threshold, twice that) to its own size, so every later allocation up
+   to that size came from the brk heap, whose freed memory then stayed
+   resident: 1.3 MB of peak RSS on a dump of packed full maven.  Out of
+   memory aborts.  Release with svn_fs_fs__pages_free(MEM, BYTES), BYTES
+   as allocated. */
 void *
 svn_fs_fs__pages_alloc(apr_size_t bytes);
 
