@@ -1136,6 +1136,45 @@ svn_fs_fs__p2l_get_max_offset(apr_off_t *offset, svn_fs_t *fs,
 /* ------------------------------------------------------------------ */
 /* Verification                                                        */
 
+/* Bytes read at a time by read_chunks(). */
+#define READ_CHUNK (64 * 1024)
+
+/* Hand [START, END) of REV_FILE to CONSUME (with BATON) in pieces of at
+   most READ_CHUNK bytes, through one buffer in SCRATCH_POOL. */
+static svn_error_t *
+read_chunks(svn_fs_fs__revfile_t *rev_file, apr_off_t start, apr_off_t end,
+            svn_error_t *(*consume)(void *baton, const char *data,
+                                    apr_size_t len),
+            void *baton, apr_pool_t *scratch_pool)
+{
+  char *buf = apr_palloc(scratch_pool, READ_CHUNK);
+  apr_off_t at;
+
+  for (at = start; at < end; at += READ_CHUNK)
+    {
+      apr_size_t n = end - at < READ_CHUNK ? (apr_size_t)(end - at)
+                                           : READ_CHUNK;
+      SVN_ERR(svn_fs_fs__revfile_read(buf, n, rev_file, at));
+      SVN_ERR(consume(baton, buf, n));
+    }
+  return SVN_NO_ERROR;
+}
+
+/* read_chunks() consumer: add the bytes to the apr_md5_ctx_t BATON. */
+static svn_error_t *
+md5_consume(void *baton, const char *data, apr_size_t len)
+{
+  apr_md5_update(baton, data, len);
+  return SVN_NO_ERROR;
+}
+
+/* read_chunks() consumer: write the bytes to the svn_stream_t BATON. */
+static svn_error_t *
+stream_consume(void *baton, const char *data, apr_size_t len)
+{
+  return svn_error_trace(svn_stream_write(baton, data, &len));
+}
+
 /* FOOTER-4: the MD5 of [START, END) of REV_FILE equals EXPECTED. */
 static svn_error_t *
 verify_md5(svn_fs_fs__revfile_t *rev_file, apr_off_t start, apr_off_t end,
@@ -1144,18 +1183,10 @@ verify_md5(svn_fs_fs__revfile_t *rev_file, apr_off_t start, apr_off_t end,
 {
   apr_md5_ctx_t ctx;
   unsigned char digest[APR_MD5_DIGESTSIZE];
-  apr_size_t chunk = 64 * 1024;
-  char *buf = apr_palloc(scratch_pool, chunk);
-  apr_off_t at;
 
   apr_md5_init(&ctx);
-  for (at = start; at < end; at += (apr_off_t)chunk)
-    {
-      apr_size_t n = end - at < (apr_off_t)chunk ? (apr_size_t)(end - at)
-                                                 : chunk;
-      SVN_ERR(svn_fs_fs__revfile_read(buf, n, rev_file, at));
-      apr_md5_update(&ctx, buf, n);
-    }
+  SVN_ERR(read_chunks(rev_file, start, end, md5_consume, &ctx,
+                      scratch_pool));
   apr_md5_final(digest, &ctx);
   if (memcmp(digest, expected->digest, APR_MD5_DIGESTSIZE) != 0)
     return svn_fs_fs__index_corrupt("FOOTER-4",
@@ -1168,42 +1199,31 @@ verify_md5(svn_fs_fs__revfile_t *rev_file, apr_off_t start, apr_off_t end,
   return SVN_NO_ERROR;
 }
 
-/* Items up to this size are checksummed from one buffer of their size;
-   longer ones through a buffer of this size.  One buffer per item, up
-   to 16 MB, made 'svnadmin verify' of packed full maven leave 1.7 MB of
+/* Items up to READ_CHUNK bytes are checksummed from one buffer of their
+   size, longer ones through read_chunks().  One buffer per item, up to
+   16 MB, made 'svnadmin verify' of packed full maven leave 1.7 MB of
    pool blocks on the allocator's free list after its index pass, still
    resident at the peak of its replay. */
-#define FNV_CHUNK (64 * 1024)
-
 svn_error_t *
 svn_fs_fs__item_fnv(apr_uint32_t *fnv, svn_fs_fs__revfile_t *rev_file,
                     apr_off_t offset, apr_off_t size,
                     apr_pool_t *scratch_pool)
 {
-  if (size <= FNV_CHUNK)
+  svn_stream_t *s;
+
+  if (size <= READ_CHUNK)
     {
       char *buf = apr_palloc(scratch_pool, (apr_size_t)size + 1);
       SVN_ERR(svn_fs_fs__revfile_read(buf, (apr_size_t)size, rev_file,
                                       offset));
       *fnv = svn__fnv1a_32x4(buf, (apr_size_t)size);
+      return SVN_NO_ERROR;
     }
-  else
-    {
-      svn_stream_t *s = svn_checksum__wrap_write_stream_fnv1a_32x4(
-                          fnv, svn_stream_empty(scratch_pool), scratch_pool);
-      char *buf = apr_palloc(scratch_pool, FNV_CHUNK);
-      apr_off_t at;
-
-      for (at = offset; at < offset + size; at += FNV_CHUNK)
-        {
-          apr_size_t n = offset + size - at < FNV_CHUNK
-                       ? (apr_size_t)(offset + size - at) : FNV_CHUNK;
-          SVN_ERR(svn_fs_fs__revfile_read(buf, n, rev_file, at));
-          SVN_ERR(svn_stream_write(s, buf, &n));
-        }
-      SVN_ERR(svn_stream_close(s));
-    }
-  return SVN_NO_ERROR;
+  s = svn_checksum__wrap_write_stream_fnv1a_32x4(
+        fnv, svn_stream_empty(scratch_pool), scratch_pool);
+  SVN_ERR(read_chunks(rev_file, offset, offset + size, stream_consume, s,
+                      scratch_pool));
+  return svn_error_trace(svn_stream_close(s));
 }
 
 /* P2L-7: the modified FNV-1a of ENTRY's bytes equals its checksum. */
