@@ -20,6 +20,9 @@
    ~285,000. */
 #define ADMIT_SLOTS 16384
 
+/* The low bits of a slot that count a key's misses. */
+#define MISS_MASK 3u
+
 static apr_uint32_t admit_table[ADMIT_SLOTS];
 
 /* 0 not known yet, 1 admit every value (FSFS7_CACHE_ADMIT=always),
@@ -62,13 +65,27 @@ admit_everything(void)
   return all > 0;
 }
 
+/* The misses of one key that KIND needs before its value is stored.
+   Node-revisions need three: a whole-history dump reads most node-revs
+   exactly twice (the revision that made them, then as the base of the
+   next change), so storing at the second miss stores values never
+   asked for again -- for packed maven's dump 122,804 node-revs stored,
+   587 of them ever found.  A server's hot node-revs are read far more
+   often than three times. */
+static unsigned
+misses_needed(svn_fs_fs__admit_kind_t kind)
+{
+  return kind == svn_fs_fs__admit_noderev ? 3 : 2;
+}
+
 svn_boolean_t
 svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
                  const void *key, apr_size_t klen)
 {
   unsigned char k = (unsigned char)kind;
   apr_uint64_t fp;
-  apr_uint32_t tag, *slot;
+  apr_uint32_t tag, old, *slot;
+  unsigned misses;
 
   if (admit_everything())
     return TRUE;
@@ -81,11 +98,17 @@ svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
   fp *= APR_UINT64_C(0xff51afd7ed558ccd);
   fp ^= fp >> 33;
   slot = &admit_table[fp & (ADMIT_SLOTS - 1)];
-  tag = (apr_uint32_t)(fp >> 32) | 1;
-  if (__atomic_load_n(slot, __ATOMIC_RELAXED) == tag)
-    return TRUE;
-  __atomic_store_n(slot, tag, __ATOMIC_RELAXED);
-  return FALSE;
+  /* A slot is the key's tag (its top 30 bits) and, in the low two bits,
+     the misses seen so far (1 to 3; 0 is an empty slot).  Two threads
+     missing the same key at once may count one miss: harmless. */
+  tag = (apr_uint32_t)(fp >> 32) & ~MISS_MASK;
+  old = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  misses = (old & ~MISS_MASK) == tag && (old & MISS_MASK) ? old & MISS_MASK
+                                                          : 0;
+  if (misses < MISS_MASK)
+    misses++;
+  __atomic_store_n(slot, tag | misses, __ATOMIC_RELAXED);
+  return misses >= misses_needed(kind);
 }
 
 void

@@ -12,10 +12,11 @@
  * So some caches store a value read from disk only when the same key
  * was read from disk recently before: a process-wide table of
  * fingerprints, one slot per fingerprint's low bits, remembers the keys
- * that missed.  A key that misses for the second time while its slot
- * still holds it is stored.  Servers keep that benefit: the table is
- * shared by every svn_fs_t of the process (mod_dav_svn opens one per
- * request), so the second request for a node-rev stores it.  Lossy by
+ * that missed and how often.  A key that misses for the second time (a
+ * node-rev: the third, cache_admit.c says why) while its slot still
+ * holds it is stored.  Servers keep that benefit: the table is shared
+ * by every svn_fs_t of the process (mod_dav_svn opens one per request),
+ * so the third request for a node-rev stores it.  Lossy by
  * design: two keys sharing a slot push each other out (the second
  * read then stores nothing), and a colliding fingerprint stores a value
  * early; neither changes what a read returns.
@@ -45,8 +46,8 @@ svn_fs_fs__admit_salt(const char *prefix);
 
 /* Whether the value of KIND under KEY (KLEN bytes) of the repository
    with SALT, just read from disk after the cache missed, should be
-   stored: TRUE when the same key missed before and its slot still
-   remembers it.  Either way the key is remembered for next time.
+   stored: TRUE when the same key missed often enough before (once;
+   twice for a node-rev) and its slot still remembers it.  Either way the key is remembered for next time.
    Thread-safe; never blocks.  With FSFS7_CACHE_ADMIT=always in the
    environment (a benchmark switch) every value is stored, as before
    this table existed. */

@@ -1,9 +1,9 @@
-/* test_cache_admit.c --- second-miss admission to the membuffer
- * (cache_admit.c) and the caches that consult it: node-revs,
- * changed-path lists, index pages of revision files and file texts read
- * as of the youngest revision are stored on their second read from
- * disk, not the first; texts read as of an older revision are stored at
- * once.
+/* test_cache_admit.c --- miss-counting admission to the membuffer
+ * (cache_admit.c) and the caches that consult it: changed-path lists,
+ * index pages of revision files and file texts read as of the youngest
+ * revision are stored on their second read from disk, node-revs on
+ * their third, not the first; texts read as of an older revision are
+ * stored at once.
  *
  * The table is process-wide, so every svn_fs_t here opens the same
  * repository under the same cache namespace (as the svn_fs_t of two
@@ -64,12 +64,37 @@ test_second_miss_admits(void **state)
   const char key[] = "some key";
 
   svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, key,
+                                sizeof(key)));
+  assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, key,
+                               sizeof(key)));
+  assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, key,
+                               sizeof(key)));
+}
+
+/* Node-revs wait for a third miss, and the count saturates (a key read
+   a hundred times is still admitted). */
+static void
+test_noderev_third_miss_admits(void **state)
+{
+  apr_uint64_t salt = svn_fs_fs__admit_salt("repo-a");
+  const char key[] = "some key";
+  int i;
+
+  svn_fs_fs__admit_reset();
   assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
                                 sizeof(key)));
-  assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
-                               sizeof(key)));
-  assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
-                               sizeof(key)));
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
+                                sizeof(key)));
+  for (i = 0; i < 100; i++)
+    assert_true(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
+                                 sizeof(key)));
+  /* After a reset the count starts again. */
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
+                                sizeof(key)));
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, key,
+                                sizeof(key)));
 }
 
 /* Repository, cache and key are all part of what is remembered. */
@@ -102,12 +127,12 @@ test_forgets(void **state)
   apr_uint64_t i;
 
   svn_fs_fs__admit_reset();
-  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, "k", 1));
   for (i = 0; i < 1000000; i++)
-    svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, &i, sizeof(i));
-  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+    svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, &i, sizeof(i));
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, "k", 1));
   svn_fs_fs__admit_reset();
-  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
+  assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, "k", 1));
 }
 
 /* FSFS7_CACHE_ADMIT=always stores every value (read again after a
@@ -168,9 +193,9 @@ membuffer_hits(void)
   return svn_cache__membuffer_get_global_info(pool)->hits;
 }
 
-/* A node-rev goes into the cache on its second read from disk, by
-   another svn_fs_t of the same repository; the third is served from
-   the cache. */
+/* A node-rev goes into the cache on its third read from disk, by
+   yet another svn_fs_t of the same repository; the fourth is served
+   from the cache. */
 static void
 test_noderev(void **state)
 {
@@ -186,16 +211,19 @@ test_noderev(void **state)
   assert_int_equal(svn_fs_fs__noderevs_read - read, 1);
   assert_int_equal(cache_sets(SVN_FS_FS__DATA(fs)->node_revision_cache), 0);
 
-  /* (Counted per cache: the revision file's second open stores its
-     image too, revfile.c.) */
   fs = open_f8("admit-noderev");
   check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
   assert_int_equal(svn_fs_fs__noderevs_read - read, 2);
+  assert_int_equal(cache_sets(SVN_FS_FS__DATA(fs)->node_revision_cache), 0);
+
+  fs = open_f8("admit-noderev");
+  check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
+  assert_int_equal(svn_fs_fs__noderevs_read - read, 3);
   assert_int_equal(cache_sets(SVN_FS_FS__DATA(fs)->node_revision_cache), 1);
 
   fs = open_f8("admit-noderev");
   check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
-  assert_int_equal(svn_fs_fs__noderevs_read - read, 2);
+  assert_int_equal(svn_fs_fs__noderevs_read - read, 3);
   assert_true(svn_fs_fs__id_eq(node->id, root_id));
 }
 
@@ -370,6 +398,7 @@ main(void)
     cmocka_unit_test(test_always),
   };
   const struct CMUnitTest caches[] = {
+    cmocka_unit_test(test_noderev_third_miss_admits),
     cmocka_unit_test(test_noderev),
     cmocka_unit_test(test_changes),
     cmocka_unit_test(test_l2p_page),
