@@ -47,16 +47,34 @@ svn_fs_fs__admit_salt(const char *prefix);
 /* Whether the value of KIND under KEY (KLEN bytes) of the repository
    with SALT, just read from disk after the cache missed, should be
    stored: TRUE when the same key missed often enough before (once;
-   twice for a node-rev) and its slot still remembers it.  Either way the key is remembered for next time.
-   Thread-safe; never blocks.  With FSFS7_CACHE_ADMIT=always in the
-   environment (a benchmark switch) every value is stored, as before
-   this table existed. */
+   twice for a node-rev) and its slot still remembers it.  Either way
+   the key is remembered for next time.  Thread-safe; never blocks.
+   With FSFS7_CACHE_ADMIT=always in the environment (a benchmark
+   switch) every value is stored, as before this table existed. */
 svn_boolean_t
 svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
                  const void *key, apr_size_t klen);
 
-/* Forget every remembered key and look at FSFS7_CACHE_ADMIT again (for
-   tests). */
+/* Remember that the value of KIND under KEY (KLEN bytes) of the
+   repository with SALT was stored in the membuffer (however it came to
+   be: admitted, or stored at once). */
+void
+svn_fs_fs__admit_note_stored(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                             const void *key, apr_size_t klen);
+
+/* FALSE when KEY of KIND was certainly never stored by this process
+   (svn_fs_fs__admit_note_stored), so that asking the membuffer would
+   miss; TRUE when it may have been.  A bit per fingerprint, never
+   cleared: a whole-history dump stores few node-revs and skips ~400,000
+   lookups that would all miss, while a long-running server's bits fill
+   up and it asks the membuffer every time, as without the filter. */
+svn_boolean_t
+svn_fs_fs__admit_maybe_stored(apr_uint64_t salt,
+                              svn_fs_fs__admit_kind_t kind,
+                              const void *key, apr_size_t klen);
+
+/* Forget every remembered key and stored value and look at
+   FSFS7_CACHE_ADMIT again (for tests). */
 void
 svn_fs_fs__admit_reset(void);
 

@@ -308,6 +308,38 @@ kind_memo_create(apr_pool_t *pool)
   return memo;
 }
 
+/* Set *KEY to the node-rev cache's key of ID and say whether FS's cache
+   may hold it: FALSE for a transaction's node-rev (never cached), without
+   a cache, and when this process never stored it (cache_admit.h), so
+   that asking would miss. */
+static svn_boolean_t
+noderev_maybe_cached(svn_fs_fs__pair_cache_key_t *key, svn_fs_t *fs,
+                     const svn_fs_fs__id_t *id)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  if (svn_fs_fs__id_is_txn(id) || !ffd->node_revision_cache)
+    return FALSE;
+  *key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
+                                   (apr_int64_t)id->rev_item.number);
+  return svn_fs_fs__admit_maybe_stored(ffd->admit_salt,
+                                       svn_fs_fs__admit_noderev, key,
+                                       sizeof(*key));
+}
+
+/* Store NODEREV under KEY in FS's node-rev cache (which exists). */
+static svn_error_t *
+noderev_cache_set(svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key,
+                  svn_fs_fs__noderev_t *noderev, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  svn_fs_fs__admit_note_stored(ffd->admit_salt, svn_fs_fs__admit_noderev,
+                               key, sizeof(*key));
+  return svn_error_trace(svn_cache__set(ffd->node_revision_cache, key,
+                                        noderev, scratch_pool));
+}
+
 /* Read the node-rev ID of FS from disk into *NODEREV; cache a committed
    one at once with AT_ONCE, else only on its second read from disk
    (cache_admit.h). */
@@ -330,8 +362,7 @@ read_and_cache(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
       && (at_once
           || svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_noderev,
                               &key, sizeof(key))))
-    SVN_ERR(svn_cache__set(ffd->node_revision_cache, &key, *noderev,
-                           scratch_pool));
+    SVN_ERR(noderev_cache_set(fs, &key, *noderev, scratch_pool));
   kind_memo_note(fs, id, (*noderev)->kind);
   return SVN_NO_ERROR;
 }
@@ -346,10 +377,8 @@ svn_fs_fs__get_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
   svn_boolean_t found;
 
   /* Transaction node-revs are never cached: the fresh read handles them. */
-  if (!svn_fs_fs__id_is_txn(id) && ffd->node_revision_cache)
+  if (noderev_maybe_cached(&key, fs, id))
     {
-      key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
-                                      (apr_int64_t)id->rev_item.number);
       SVN_ERR(svn_cache__get((void **)noderev, &found,
                              ffd->node_revision_cache, &key, result_pool));
       if (found)
@@ -378,23 +407,19 @@ svn_fs_fs__get_noderev_kind(svn_node_kind_t *kind, svn_fs_t *fs,
                             const svn_fs_fs__id_t *id,
                             apr_pool_t *scratch_pool)
 {
-  svn_cache__t *cache = SVN_FS_FS__DATA(fs)->node_revision_cache;
   svn_fs_fs__noderev_t *noderev;
+  svn_fs_fs__pair_cache_key_t key;
 
-  if (svn_fs_fs__id_is_txn(id))
-    cache = NULL;
-  else if (kind_memo_get(kind, fs, id))
+  if (!svn_fs_fs__id_is_txn(id) && kind_memo_get(kind, fs, id))
     return SVN_NO_ERROR;
-  if (cache)
+  if (noderev_maybe_cached(&key, fs, id))
     {
-      svn_fs_fs__pair_cache_key_t key;
       svn_boolean_t found;
       void *out;
 
-      key = svn_fs_fs__pair_cache_key(id->rev_item.revision,
-                                      (apr_int64_t)id->rev_item.number);
-      SVN_ERR(svn_cache__get_partial(&out, &found, cache, &key,
-                                     svn_fs_fs__noderev_get_kind, kind,
+      SVN_ERR(svn_cache__get_partial(&out, &found,
+                                     SVN_FS_FS__DATA(fs)->node_revision_cache,
+                                     &key, svn_fs_fs__noderev_get_kind, kind,
                                      scratch_pool));
       if (found)
         {
@@ -770,31 +795,46 @@ txn_dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
   return SVN_NO_ERROR;
 }
 
-/* The recent listing.  A walk over a directory's entries (svn_repos
+/* The recent listings.  A walk over a directory's entries (svn_repos
    verify asks the kind of each entry of each changed directory, right
    after listing it) looks a name up in the same listing many times in a
-   row.  Each such lookup in the membuffer takes its lock, finds the
-   entry in its directory and binary-searches the stored listing: with a
-   large membuffer (-M 1024) mostly cache misses of the CPU.  The last
-   listing listed or asked for twice in a row is therefore kept here, in
-   its flat form (node_cache.h), and searched in place. */
+   row; a dump's replay (svn_fs_props_changed on each changed entry)
+   alternates between the changed parent's listing in r and in r-1.
+   Each such lookup in the membuffer takes its lock, finds the entry in
+   its directory and binary-searches the stored listing: with a large
+   membuffer (-M 1024) mostly cache misses of the CPU.  So the last two
+   listings listed, or asked for again within two lookups, are kept here
+   in their flat form (node_cache.h) and searched in place. */
 
 /* Listings larger than this share of the configured membuffer are not
    copied: 64 kB with the default cache, 4 MB with -M 1024. */
 #define RECENT_DIR_SHARE 256
 
+/* Listings kept (each in a slot of its own). */
+#define RECENT_DIRS 2
+
+typedef struct recent_slot_t
+{
+  apr_pool_t *pool;                   /* holds DATA; made on first copy */
+  char *data;                         /* the listing of KEY if LEN > 0 */
+  apr_size_t len, capacity;
+  svn_fs_fs__pair_cache_key_t key;
+  apr_uint64_t used;                  /* recent_dir_t's CLOCK when last
+                                         kept or found */
+} recent_slot_t;
+
 typedef struct recent_dir_t
 {
   apr_pool_t *parent;                 /* the svn_fs_t's */
-  apr_pool_t *pool;                   /* holds DATA; made on first copy */
-  char *data;                         /* the listing of KEY if LEN > 0 */
-  apr_size_t len, capacity, max;
-  svn_fs_fs__pair_cache_key_t key;
-  svn_fs_fs__pair_cache_key_t asked;  /* dir_entry's previous listing
-                                         (revision -1: none yet) */
+  apr_size_t max;
+  apr_uint64_t clock;
+  recent_slot_t slots[RECENT_DIRS];
+  /* dir_entry's previous two listings, the latest first (revision -1:
+     none yet). */
+  svn_fs_fs__pair_cache_key_t asked[RECENT_DIRS];
 } recent_dir_t;
 
-/* Counter for tests: lookups answered from the recent listing. */
+/* Counter for tests: lookups answered from the recent listings. */
 apr_uint64_t svn_fs_fs__recent_dir_hits = 0;
 
 static svn_boolean_t
@@ -804,45 +844,72 @@ key_eq(const svn_fs_fs__pair_cache_key_t *a,
   return a->revision == b->revision && a->second == b->second;
 }
 
-/* FS's recent listing if it holds KEY's, else NULL.  FS has a recent
-   listing whenever it has a listing cache. */
-static const recent_dir_t *
+/* FS's recent slot holding KEY's listing, else NULL.  FS has recent
+   listings whenever it has a listing cache. */
+static const recent_slot_t *
 recent_dir_get(svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key)
 {
-  const recent_dir_t *recent = SVN_FS_FS__DATA(fs)->recent_dir;
+  recent_dir_t *recent = SVN_FS_FS__DATA(fs)->recent_dir;
+  int i;
 
-  if (recent->len && key_eq(&recent->key, key))
-    {
-      svn_fs_fs__recent_dir_hits++;
-      return recent;
-    }
+  for (i = 0; i < RECENT_DIRS; i++)
+    if (recent->slots[i].len && key_eq(&recent->slots[i].key, key))
+      {
+        svn_fs_fs__recent_dir_hits++;
+        recent->slots[i].used = ++recent->clock;
+        return &recent->slots[i];
+      }
   return NULL;
 }
 
-/* Make the LEN bytes at DATA, the flat listing of KEY, RECENT's listing
-   unless they are too many. */
+/* Whether KEY is one of the listings dir_entry was asked for last;
+   remember it as the latest either way. */
+static svn_boolean_t
+recent_dir_asked(recent_dir_t *recent, const svn_fs_fs__pair_cache_key_t *key)
+{
+  int i;
+
+  for (i = 0; i < RECENT_DIRS; i++)
+    if (key_eq(&recent->asked[i], key))
+      return TRUE;
+  memmove(&recent->asked[1], &recent->asked[0],
+          (RECENT_DIRS - 1) * sizeof(recent->asked[0]));
+  recent->asked[0] = *key;
+  return FALSE;
+}
+
+/* Make the LEN bytes at DATA, the flat listing of KEY, one of RECENT's
+   listings (in place of the one least recently used) unless they are
+   too many. */
 static void
 recent_dir_keep(recent_dir_t *recent, const svn_fs_fs__pair_cache_key_t *key,
                 const void *data, apr_size_t len)
 {
+  recent_slot_t *slot = &recent->slots[0];
+  int i;
+
   if (len == 0 || len > recent->max)
     return;
-  if (len > recent->capacity)
+  for (i = 1; i < RECENT_DIRS; i++)
+    if (recent->slots[i].used < slot->used)
+      slot = &recent->slots[i];
+  if (len > slot->capacity)
     {
-      if (!recent->pool)
-        recent->pool = svn_pool_create(recent->parent);
+      if (!slot->pool)
+        slot->pool = svn_pool_create(recent->parent);
       else
-        svn_pool_clear(recent->pool);
-      recent->capacity = 2 * recent->capacity;
-      if (recent->capacity > recent->max)
-        recent->capacity = recent->max;
-      if (recent->capacity < len)
-        recent->capacity = len;
-      recent->data = apr_palloc(recent->pool, recent->capacity);
+        svn_pool_clear(slot->pool);
+      slot->capacity = 2 * slot->capacity;
+      if (slot->capacity > recent->max)
+        slot->capacity = recent->max;
+      if (slot->capacity < len)
+        slot->capacity = len;
+      slot->data = apr_palloc(slot->pool, slot->capacity);
     }
-  memcpy(recent->data, data, len);
-  recent->len = len;
-  recent->key = *key;
+  memcpy(slot->data, data, len);
+  slot->len = len;
+  slot->key = *key;
+  slot->used = ++recent->clock;
 }
 
 /* Baton of recent_dir_fill. */
@@ -855,7 +922,7 @@ typedef struct recent_fill_t
 } recent_fill_t;
 
 /* svn_cache__partial_getter_func_t for the listing cache: keep the value
-   as the recent listing, and hand out its entry NAME, or without NAME a
+   as a recent listing, and hand out its entry NAME, or without NAME a
    copy of the whole value in RESULT_POOL: one membuffer lookup. */
 static svn_error_t *
 recent_dir_fill(void **out, const void *data, apr_size_t data_len,
@@ -874,14 +941,14 @@ recent_dir_fill(void **out, const void *data, apr_size_t data_len,
 }
 
 /* The cached listing of KEY in *ENTRIES (in RESULT_POOL), *FOUND says
-   whether it was cached; it becomes FS's recent listing. */
+   whether it was cached; it becomes one of FS's recent listings. */
 static svn_error_t *
 cached_dir_entries(apr_array_header_t **entries, svn_boolean_t *found,
                    svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key,
                    apr_pool_t *result_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  const recent_dir_t *recent;
+  const recent_slot_t *recent;
   recent_fill_t b;
   void *copy;
 
@@ -912,7 +979,7 @@ cached_dir_entries(apr_array_header_t **entries, svn_boolean_t *found,
 
 /* The entry NAME of the cached listing of KEY in *DIRENT (NULL if it has
    none), *FOUND says whether the listing was cached.  A listing asked
-   for twice in a row becomes FS's recent listing. */
+   for again within two lookups becomes one of FS's recent listings. */
 static svn_error_t *
 cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
                  svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key,
@@ -920,7 +987,7 @@ cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   recent_dir_t *recent = ffd->recent_dir;
-  const recent_dir_t *held = recent_dir_get(fs, key);
+  const recent_slot_t *held = recent_dir_get(fs, key);
   recent_fill_t b;
 
   if (held)
@@ -930,7 +997,7 @@ cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
                                (void **)dirent, held->data, held->len,
                                (void *)name, result_pool));
     }
-  if (key_eq(&recent->asked, key))
+  if (recent_dir_asked(recent, key))
     {
       b.recent = recent;
       b.key = key;
@@ -940,7 +1007,6 @@ cached_dir_entry(svn_fs_dirent_t **dirent, svn_boolean_t *found,
                                (void **)dirent, found, ffd->dir_cache, key,
                                recent_dir_fill, &b, result_pool));
     }
-  recent->asked = *key;
   return svn_error_trace(svn_cache__get_partial(
                            (void **)dirent, found, ffd->dir_cache, key,
                            svn_fs_fs__dirents_get_entry, (void *)name,
@@ -981,8 +1047,10 @@ dir_entries(apr_array_header_t **entries, svn_fs_t *fs,
         return SVN_NO_ERROR;
     }
 
-  SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, scratch_pool,
-                                  scratch_pool));
+  /* With a listing cache, the fulltext cache would not have the text
+     either (both are filled together below). */
+  SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, ffd->dir_cache == NULL,
+                                  scratch_pool, scratch_pool));
   where = apr_psprintf(scratch_pool, "directory of %s",
                        noderev->created_path);
   SVN_ERR(svn_fs_fs__dirents_parse(entries, text->data, text->len, FALSE,
@@ -1019,6 +1087,7 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const svn_fs_fs__rep_t *rep = noderev->data_rep;
   apr_array_header_t *entries;
+  svn_boolean_t missed = FALSE;
   int idx;
 
   /* Hot path of every path walk: look the name up inside the cached
@@ -1035,6 +1104,7 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
                                result_pool));
       if (found)
         return SVN_NO_ERROR;
+      missed = TRUE;
     }
 
   if (rep && rep->in_txn && noderev->kind == svn_node_dir)
@@ -1050,8 +1120,10 @@ svn_fs_fs__dir_entry(svn_fs_dirent_t **dirent, svn_fs_t *fs,
       return SVN_NO_ERROR;
     }
 
-  SVN_ERR(svn_fs_fs__dir_entries(&entries, fs, noderev, scratch_pool,
-                                 scratch_pool));
+  /* The cache just missed: asking it again for the whole listing would
+     only miss again (a whole-history dump: 185,087 such lookups). */
+  SVN_ERR(dir_entries(&entries, fs, noderev, missed, scratch_pool,
+                      scratch_pool));
   idx = svn_fs_fs__dirent_find(entries, name);
   if (idx < 0)
     *dirent = NULL;
@@ -1109,8 +1181,8 @@ svn_fs_fs__node_proplist(apr_hash_t **props, svn_fs_t *fs,
         return SVN_NO_ERROR;
     }
 
-  SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, scratch_pool,
-                                  scratch_pool));
+  SVN_ERR(svn_fs_fs__rep_contents(&text, fs, rep, cache == NULL,
+                                  scratch_pool, scratch_pool));
   SVN_ERR(svn_fs_fs__hashdump_parse(props, NULL, text->data, text->len,
                                     apr_psprintf(scratch_pool,
                                                  "properties of %s",
@@ -1537,7 +1609,11 @@ prefill_noderev(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
     return SVN_NO_ERROR;
   key = svn_fs_fs__pair_cache_key(entry->revision,
                                   (apr_int64_t)entry->item_index);
-  SVN_ERR(svn_cache__has_key(&found, cache, &key, pool));
+  found = FALSE;
+  if (svn_fs_fs__admit_maybe_stored(SVN_FS_FS__DATA(fs)->admit_salt,
+                                    svn_fs_fs__admit_noderev, &key,
+                                    sizeof(key)))
+    SVN_ERR(svn_cache__has_key(&found, cache, &key, pool));
   if (found || rec_len == 0)
     return SVN_NO_ERROR;
   SVN_ERR(svn_fs_fs__noderev_parse(&noderev, text, rec_len, NULL, pool,
@@ -1547,7 +1623,7 @@ prefill_noderev(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
       || noderev->id->rev_item.number != entry->item_index)
     return SVN_NO_ERROR;
   svn_fs_fs__block_read_items++;
-  return svn_error_trace(svn_cache__set(cache, &key, noderev, pool));
+  return svn_error_trace(noderev_cache_set(fs, &key, noderev, pool));
 }
 
 /* Cache the changed-path list of ENTRY, whose LEN bytes (terminator
@@ -1711,11 +1787,13 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
   if (ffd->dir_cache)
     {
       recent_dir_t *recent = apr_pcalloc(result_pool, sizeof(*recent));
+      int i;
 
       recent->max = (apr_size_t)(svn_cache_config_get()->cache_size
                                  / RECENT_DIR_SHARE);
       recent->parent = result_pool;
-      recent->asked.revision = SVN_INVALID_REVNUM;
+      for (i = 0; i < RECENT_DIRS; i++)
+        recent->asked[i].revision = SVN_INVALID_REVNUM;
       ffd->recent_dir = recent;
     }
   SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, membuffer,

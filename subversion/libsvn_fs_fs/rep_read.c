@@ -2254,8 +2254,8 @@ svn_fs_fs__rep_md5_proofs(void)
 
 svn_error_t *
 svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
-                        const svn_fs_fs__rep_t *rep, apr_pool_t *result_pool,
-                        apr_pool_t *scratch_pool)
+                        const svn_fs_fs__rep_t *rep, svn_boolean_t lookup,
+                        apr_pool_t *result_pool, apr_pool_t *scratch_pool)
 {
   apr_pool_t *pool;
   reader_t *r;
@@ -2266,7 +2266,7 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
       *contents = svn_stringbuf_create_empty(result_pool);
       return SVN_NO_ERROR;
     }
-  if (!rep->in_txn && SVN_IS_VALID_REVNUM(rep->revision))
+  if (lookup && !rep->in_txn && SVN_IS_VALID_REVNUM(rep->revision))
     {
       SVN_ERR(cached_fulltext(contents, fs, rep->revision, rep->item_index,
                               result_pool));
@@ -2275,7 +2275,7 @@ svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
     }
 
   pool = svn_pool_create(scratch_pool);
-  /* The cache was consulted above. */
+  /* The cache was consulted above (or need not be). */
   SVN_ERR(reader_create(&r, fs, rep, NULL, FALSE, FALSE, pool));
   /* The recorded length may be damaged: never trust it for more than
      CONTENTS_CHUNK bytes of memory ahead of the data really read. */

@@ -53,11 +53,15 @@ apr_uint32_t
 svn_fs_fs__rep_md5_proofs(void);
 
 /* The whole fulltext of REP (NULL rep: empty) in RESULT_POOL, checked as
-   above.  Meant for directories, property lists and small files. */
+   above.  Meant for directories, property lists and small files.  With
+   LOOKUP the fulltext cache is asked for REP's text first; without, the
+   caller knows it would miss (its own cache of what it parses out of the
+   text just did).  Either way the text read goes into the fulltext
+   cache: it is the base of the next version's delta. */
 svn_error_t *
 svn_fs_fs__rep_contents(svn_stringbuf_t **contents, svn_fs_t *fs,
-                        const svn_fs_fs__rep_t *rep, apr_pool_t *result_pool,
-                        apr_pool_t *scratch_pool);
+                        const svn_fs_fs__rep_t *rep, svn_boolean_t lookup,
+                        apr_pool_t *result_pool, apr_pool_t *scratch_pool);
 
 /* Read REP's whole fulltext from disk (bypassing the fulltext cache) and
    check everything REP records about it: length, MD5 and, unlike the

@@ -95,7 +95,7 @@ exercise(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, apr_pool_t *pool)
   svn_error_t *err;
   int n = 0;
 
-  err = svn_fs_fs__rep_contents(&text, fs, rep, pool, pool);
+  err = svn_fs_fs__rep_contents(&text, fs, rep, TRUE, pool, pool);
   if (getenv("FUZZ_REP_READ_DEBUG"))
     fprintf(stderr, "%s\n", err ? svn_error_root_cause(err)->message : "ok");
   svn_error_clear(err);

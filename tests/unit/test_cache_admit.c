@@ -150,6 +150,41 @@ test_always(void **state)
   assert_false(svn_fs_fs__admit(salt, svn_fs_fs__admit_noderev, "k", 1));
 }
 
+/* The filter of stored values: no false "never stored" (a key noted is
+   always reported), keys apart, and forgotten on a reset. */
+static void
+test_stored_filter(void **state)
+{
+  apr_uint64_t a = svn_fs_fs__admit_salt("repo-a");
+  apr_uint64_t b = svn_fs_fs__admit_salt("repo-b");
+  apr_uint64_t i, reported = 0;
+
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit_maybe_stored(a, svn_fs_fs__admit_noderev,
+                                             "k", 1));
+  svn_fs_fs__admit_note_stored(a, svn_fs_fs__admit_noderev, "k", 1);
+  assert_true(svn_fs_fs__admit_maybe_stored(a, svn_fs_fs__admit_noderev,
+                                            "k", 1));
+  assert_false(svn_fs_fs__admit_maybe_stored(b, svn_fs_fs__admit_noderev,
+                                             "k", 1));
+  assert_false(svn_fs_fs__admit_maybe_stored(a, svn_fs_fs__admit_changes,
+                                             "k", 1));
+  for (i = 0; i < 1000; i++)
+    svn_fs_fs__admit_note_stored(a, svn_fs_fs__admit_noderev, &i,
+                                 sizeof(i));
+  for (i = 0; i < 1000; i++)
+    assert_true(svn_fs_fs__admit_maybe_stored(a, svn_fs_fs__admit_noderev,
+                                              &i, sizeof(i)));
+  /* Keys never noted are mostly told apart (1,001 of 262,144 bits set). */
+  for (i = 1000; i < 11000; i++)
+    reported += svn_fs_fs__admit_maybe_stored(a, svn_fs_fs__admit_noderev,
+                                              &i, sizeof(i));
+  assert_true(reported < 100);
+  svn_fs_fs__admit_reset();
+  assert_false(svn_fs_fs__admit_maybe_stored(a, svn_fs_fs__admit_noderev,
+                                             "k", 1));
+}
+
 /* ------------------------------------------------------------------ */
 /* The caches                                                          */
 
@@ -186,6 +221,16 @@ cache_sets(svn_cache__t *cache)
   return info.sets;
 }
 
+/* Lookups through CACHE. */
+static apr_uint64_t
+cache_gets(svn_cache__t *cache)
+{
+  svn_cache__info_t info;
+
+  check(svn_cache__get_info(cache, &info, FALSE, pool));
+  return info.gets;
+}
+
 /* Lookups the membuffer answered so far (any cache). */
 static apr_uint64_t
 membuffer_hits(void)
@@ -210,6 +255,8 @@ test_noderev(void **state)
   check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
   assert_int_equal(svn_fs_fs__noderevs_read - read, 1);
   assert_int_equal(cache_sets(SVN_FS_FS__DATA(fs)->node_revision_cache), 0);
+  /* Never stored: the membuffer is not even asked (cache_admit.h). */
+  assert_int_equal(cache_gets(SVN_FS_FS__DATA(fs)->node_revision_cache), 0);
 
   fs = open_f8("admit-noderev");
   check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
@@ -224,6 +271,7 @@ test_noderev(void **state)
   fs = open_f8("admit-noderev");
   check(svn_fs_fs__get_noderev(&node, fs, root_id, pool, pool));
   assert_int_equal(svn_fs_fs__noderevs_read - read, 3);
+  assert_int_equal(cache_gets(SVN_FS_FS__DATA(fs)->node_revision_cache), 1);
   assert_true(svn_fs_fs__id_eq(node->id, root_id));
 }
 
@@ -396,6 +444,7 @@ main(void)
     cmocka_unit_test(test_keys_apart),
     cmocka_unit_test(test_forgets),
     cmocka_unit_test(test_always),
+    cmocka_unit_test(test_stored_filter),
   };
   const struct CMUnitTest caches[] = {
     cmocka_unit_test(test_noderev_third_miss_admits),

@@ -248,7 +248,7 @@ check_repo(const char *repo, svn_boolean_t thorough)
       svn_stringbuf_t *text;
 
       svn_pool_clear(iterpool);
-      check(svn_fs_fs__rep_contents(&text, fs, rep, pool, iterpool),
+      check(svn_fs_fs__rep_contents(&text, fs, rep, TRUE, pool, iterpool),
             apr_psprintf(pool, "%s r%ld/%" APR_UINT64_T_FMT, repo,
                          rep->revision, rep->item_index));
       texts[i] = text;
@@ -359,7 +359,7 @@ expect_damage(svn_fs_t *fs, const svn_fs_fs__rep_t *rep, const char *what)
   apr_pool_t *scratch = svn_pool_create(pool);
   svn_stringbuf_t *text;
   svn_stream_t *stream;
-  svn_error_t *err = svn_fs_fs__rep_contents(&text, fs, rep, scratch,
+  svn_error_t *err = svn_fs_fs__rep_contents(&text, fs, rep, TRUE, scratch,
                                              scratch);
   if (!expected_damage_error(err))
     fail_msg("%s: r%ld/%" APR_UINT64_T_FMT " read gave %s", what,
@@ -527,7 +527,8 @@ test_fulltext_cache(void **state)
       svn_stringbuf_t *first, *second;
       svn_boolean_t success;
 
-      check(svn_fs_fs__rep_contents(&first, fs, rep, pool, pool), "first");
+      check(svn_fs_fs__rep_contents(&first, fs, rep, TRUE, pool, pool),
+            "first");
       check(svn_fs_fs__rep_try_process(&success, fs, rep, copy_processor,
                                        processed, pool), "try");
       if (success)
@@ -535,7 +536,8 @@ test_fulltext_cache(void **state)
           assert_true(svn_stringbuf_compare(processed, first));
           hits++;
         }
-      check(svn_fs_fs__rep_contents(&second, fs, rep, pool, pool), "second");
+      check(svn_fs_fs__rep_contents(&second, fs, rep, TRUE, pool, pool),
+            "second");
       assert_true(svn_stringbuf_compare(first, second));
       assert_true(svn_stringbuf_compare(read_streamed(fs, rep, pool),
                                         first));
@@ -605,7 +607,7 @@ test_large_texts_beside_cache(void **state)
       svn_stringbuf_t *text;
       svn_boolean_t success;
 
-      check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool), "read");
+      check(svn_fs_fs__rep_contents(&text, fs, rep, TRUE, pool, pool), "read");
       check(svn_fs_fs__rep_try_process(&success, fs, rep, copy_processor,
                                        processed, pool), "try");
       if (text->len > 256 * 1024)
@@ -625,9 +627,10 @@ test_large_texts_beside_cache(void **state)
                                               svn_fs_fs__rep_t *);
         svn_stringbuf_t *expected, *whole;
 
-        check(svn_fs_fs__rep_contents(&expected, plain, rep, pool, pool),
+        check(svn_fs_fs__rep_contents(&expected, plain, rep, TRUE, pool, pool),
               "plain");
-        check(svn_fs_fs__rep_contents(&whole, fs, rep, pool, pool), "whole");
+        check(svn_fs_fs__rep_contents(&whole, fs, rep, TRUE, pool, pool),
+              "whole");
         assert_true(svn_stringbuf_compare(whole, expected));
         assert_true(svn_stringbuf_compare(read_streamed(fs, rep, pool),
                                           expected));
@@ -676,11 +679,11 @@ test_large_texts_shared(void **state)
         }
     }
   assert_non_null(l2);
-  check(svn_fs_fs__rep_contents(&t1, plain, l1, pool, pool), "plain 1");
-  check(svn_fs_fs__rep_contents(&t2, plain, l2, pool, pool), "plain 2");
+  check(svn_fs_fs__rep_contents(&t1, plain, l1, TRUE, pool, pool), "plain 1");
+  check(svn_fs_fs__rep_contents(&t2, plain, l2, TRUE, pool, pool), "plain 2");
 
   /* L1 read whole, then streamed twice: one text stays. */
-  check(svn_fs_fs__rep_contents(&got, fs, l1, pool, pool), "whole 1");
+  check(svn_fs_fs__rep_contents(&got, fs, l1, TRUE, pool, pool), "whole 1");
   assert_true(svn_stringbuf_compare(got, t1));
   assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
   assert_true(svn_stringbuf_compare(read_streamed(fs, l1, sp), t1));
@@ -718,7 +721,7 @@ test_large_texts_shared(void **state)
   assert_int_equal(svn_fs_fs__rep_large_reuses(), reuses + 1);
   svn_pool_clear(sp);
   assert_int_equal(svn_fs_fs__rep_large_texts_live(), base + 1);
-  check(svn_fs_fs__rep_contents(&got, fs, l2, pool, pool), "whole 2");
+  check(svn_fs_fs__rep_contents(&got, fs, l2, TRUE, pool, pool), "whole 2");
   assert_true(svn_stringbuf_compare(got, t2));
 
   /* After 300 reads of other texts the released memory is gone: the
@@ -729,7 +732,7 @@ test_large_texts_shared(void **state)
       check(svn_fs_fs__rep_contents(&got, plain,
                                     APR_ARRAY_IDX(reps, i % reps->nelts,
                                                   svn_fs_fs__rep_t *),
-                                    sp, sp), "other text");
+                                    TRUE, sp, sp), "other text");
     }
   svn_pool_clear(sp);
   reuses = svn_fs_fs__rep_large_reuses();
@@ -748,7 +751,8 @@ test_large_texts_shared(void **state)
       if (rep->expanded_size > 256 * 1024)
         continue;
       svn_pool_clear(sp);
-      check(svn_fs_fs__rep_contents(&got, fs, rep, sp, sp), "small text");
+      check(svn_fs_fs__rep_contents(&got, fs, rep, TRUE, sp, sp),
+            "small text");
       k++;
     }
   svn_pool_clear(sp);
@@ -902,7 +906,7 @@ test_crafted_chain(void **state)
         "md5");
   memcpy(rep.md5_digest, md5->digest, sizeof(rep.md5_digest));
 
-  check(svn_fs_fs__rep_contents(&got, fs, &rep, pool, pool), "read");
+  check(svn_fs_fs__rep_contents(&got, fs, &rep, TRUE, pool, pool), "read");
   assert_true(svn_stringbuf_compare(got, t0));
   assert_true(svn_stringbuf_compare(read_streamed(fs, &rep, pool), t0));
   check(svn_io_remove_dir2(dir, FALSE, NULL, NULL, pool), "rm");
@@ -934,7 +938,8 @@ test_chain_memory_bound(void **state)
           apr_size_t peak;
 
           svn_fs_fs__rep_read_memory_peak(TRUE);
-          check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool), "read");
+          check(svn_fs_fs__rep_contents(&text, fs, rep, TRUE, pool, pool),
+                "read");
           peak = svn_fs_fs__rep_read_memory_peak(FALSE);
           if (text->len > 200 * 1024 && peak > worst)
             worst = peak;
@@ -1297,7 +1302,7 @@ test_md5_proof(void **state)
   char old;
 
   assert_true(node.rep->expanded_size >= 64 * 1024);
-  check(svn_fs_fs__rep_contents(&expected, open_fs(f7), node.rep, pool,
+  check(svn_fs_fs__rep_contents(&expected, open_fs(f7), node.rep, TRUE, pool,
                                 pool), "plain read");
   check(read_node_text(&text, &proved, fs, &node), "proved read");
   assert_true(proved);
@@ -1343,7 +1348,7 @@ expect_medium_proof(const char *repo, const char *tag,
 
   assert_true(node.rep->expanded_size >= 8 * 1024
               && node.rep->expanded_size < 64 * 1024);
-  check(svn_fs_fs__rep_contents(&expected, open_fs(repo), node.rep, pool,
+  check(svn_fs_fs__rep_contents(&expected, open_fs(repo), node.rep, TRUE, pool,
                                 pool), "plain read");
   check(read_node_text(&text, &proved, fs, &node), "proved read");
   assert_true(proved);

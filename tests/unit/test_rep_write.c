@@ -218,7 +218,7 @@ check_read_back(svn_fs_t *fs, const written_t *w)
   svn_stream_t *stream;
   svn_error_t *err;
 
-  err = svn_fs_fs__rep_contents(&got, fs, rep_of(w), pool, pool);
+  err = svn_fs_fs__rep_contents(&got, fs, rep_of(w), TRUE, pool, pool);
   if (err)
     fail_msg("read of %s rep: %s", w->header,
              svn_error_root_cause(err)->message);

@@ -775,6 +775,55 @@ test_recent_listing(void **state)
   svn_pool_destroy(pool);
 }
 
+/* Lookups alternating between two listings (a dump's replay asks the
+   changed parent in r and in r-1 in turn) are served from the recent
+   listings after each was asked for twice; a third listing pushes out
+   the one used least recently. */
+static void
+test_recent_listings_alternate(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(fixture.pool);
+  svn_fs_root_t *root = root_at(4);
+  const svn_fs_fs__noderev_t *dirs[2];
+  const svn_fs_fs__noderev_t *third;
+  static const char *names[2] = { "a.txt", "trunk" };
+  apr_array_header_t *entries;
+  apr_uint64_t hits;
+  svn_fs_dirent_t *dirent;
+  int i;
+
+  OK(svn_fs_fs__root_lookup(&dirs[0], root, "/trunk", pool));
+  OK(svn_fs_fs__root_lookup(&dirs[1], root, "/", pool));
+  OK(svn_fs_fs__root_lookup(&third, root, "/trunk/d", pool));
+  /* Two rounds to be remembered as asked for, then all hits. */
+  for (i = 0; i < 4; i++)
+    OK(svn_fs_fs__dir_entry(&dirent, fixture.fs, dirs[i % 2], names[i % 2],
+                            pool, pool));
+  hits = svn_fs_fs__recent_dir_hits;
+  for (i = 0; i < 20; i++)
+    {
+      OK(svn_fs_fs__dir_entry(&dirent, fixture.fs, dirs[i % 2],
+                              names[i % 2], pool, pool));
+      assert_non_null(dirent);
+      assert_string_equal(dirent->name, names[i % 2]);
+    }
+  assert_int_equal(svn_fs_fs__recent_dir_hits - hits, 20);
+
+  /* "/" was used last: listing the third takes the slot of "/trunk"
+     (twice, the first may have had to read it from disk). */
+  OK(svn_fs_fs__dir_entries(&entries, fixture.fs, third, pool, pool));
+  OK(svn_fs_fs__dir_entries(&entries, fixture.fs, third, pool, pool));
+  hits = svn_fs_fs__recent_dir_hits;
+  OK(svn_fs_fs__dir_entry(&dirent, fixture.fs, dirs[1], "trunk", pool,
+                          pool));
+  assert_int_equal(svn_fs_fs__recent_dir_hits - hits, 1);
+  OK(svn_fs_fs__dir_entry(&dirent, fixture.fs, dirs[0], "a.txt", pool,
+                          pool));
+  assert_int_equal(svn_fs_fs__recent_dir_hits - hits, 1);
+  assert_non_null(dirent);
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
@@ -792,6 +841,7 @@ main(void)
     cmocka_unit_test(test_shared_path_cache),
     cmocka_unit_test(test_check_path_kinds),
     cmocka_unit_test(test_recent_listing),
+    cmocka_unit_test(test_recent_listings_alternate),
   };
   int failures;
 

@@ -825,7 +825,7 @@ rep_text(svn_fs_t *fs, const svn_fs_fs__rep_t *rep)
 {
   svn_stringbuf_t *text;
 
-  check(svn_fs_fs__rep_contents(&text, fs, rep, pool, pool));
+  check(svn_fs_fs__rep_contents(&text, fs, rep, TRUE, pool, pool));
   return text->data;
 }
 
@@ -917,7 +917,7 @@ expect_rep_corrupt(const char *bytes, apr_size_t len, svn_filesize_t size,
   svn_fs_fs__fsconf_defaults(ffd);
   rep.revision = 1;
   rep.size = size;
-  err = svn_fs_fs__rep_contents(&text, fs, &rep, pool, pool);
+  err = svn_fs_fs__rep_contents(&text, fs, &rep, TRUE, pool, pool);
   assert_non_null(err);
   assert_non_null(strstr(svn_error_root_cause(err)->message, message));
   expect_corrupt(err, rule);
