@@ -114,19 +114,31 @@
    and sits in the file's last block, which opening the file read for
    the footer, so a lookup parses a few dozen entries from memory, a
    fraction of the MD5 of the text (PROOF_SMALL_REV_ITEM).  'svnadmin
-   dump -r0:3000' of lc (doc/benchmarks.md) took 6 % less CPU.  A link
-   in a larger revision file or in a pack abandons the attempt before
-   anything is checksummed: there a lookup may cost more than the MD5 it
-   saves. */
+   dump -r0:3000' of lc (doc/benchmarks.md) took 6 % less CPU.  A larger
+   revision file qualifies as well when its P2L index lies in that last
+   block (an import of a thousand files: the index is 18 kB of a 2.6 MB
+   file), since its pages are then parsed from memory too: each covers
+   a page of the file, a few dozen items.  A link anywhere else (a pack,
+   a revision file whose index is not in its last block) abandons the
+   attempt before anything is checksummed: there a lookup may cost more
+   than the MD5 it saves. */
 #define SMALL_REV_PROOF_MIN_LEN (4 * 1024)
 #define SMALL_REV_FILE (64 * 1024)
 #define PROOF_SMALL_REV_ITEM 512
 
-/* Whether FILE is a revision file small enough for that rule. */
+/* Whether FILE is a revision file whose P2L lookups that rule allows:
+   small, or with its P2L index in its last block. */
 static svn_boolean_t
 small_rev_file(svn_fs_fs__revfile_t *file)
 {
-  return !file->is_packed && file->file_size <= SMALL_REV_FILE;
+  apr_int64_t block = SVN_FS_FS__DATA(file->fs)->block_size;
+
+  if (file->is_packed)
+    return FALSE;
+  if (file->file_size <= SMALL_REV_FILE)
+    return TRUE;
+  return file->footer_read && block > 0
+         && file->p2l_offset >= (file->file_size - 1) / block * block;
 }
 
 /* Texts from this length up that fail that rule (or are shorter than

@@ -1397,6 +1397,58 @@ test_small_rev_file_proof(void **state)
   expect_medium_proof(f7, "small", TRUE);
 }
 
+/* The same rule for a link in a revision file larger than 64 kB whose
+   P2L index lies in its last block (an import: here 120 kB of random
+   bytes beside the text's first version).  The old rule knew only
+   small files and left such a text to its MD5.  Makes its own stock
+   repository (format 7, one import and one edit). */
+static void
+test_large_rev_file_proof(void **state)
+{
+  const char *dir = apr_psprintf(pool, "%s.large-rev.%ld",
+                                 APR_ARRAY_IDX(repos, 1, const char *),
+                                 (long)getpid());
+  const char *repo = svn_dirent_join(dir, "repo", pool);
+  svn_fs_t *fs;
+  found_node_t node;
+  svn_stringbuf_t *expected, *text;
+  svn_boolean_t proved;
+  apr_finfo_t info;
+
+  assert_int_equal(system(apr_psprintf(
+    pool,
+    "set -e; rm -rf '%s'; mkdir -p '%s'; cd '%s';"
+    " unset LD_LIBRARY_PATH;"
+    " svnadmin create --compatible-version=1.9 repo;"
+    " head -c 120000 /dev/urandom > noise.bin;"
+    " awk 'BEGIN { for (n = 0; n < 600; n++) printf \"line %%04d\\n\", n }'"
+    "   > text.txt;"
+    " svnmucc -m import -U file://'%s' put noise.bin noise.bin"
+    "   put text.txt text.txt > /dev/null;"
+    " sed -i 's/line 0300/changed/' text.txt;"
+    " svnmucc -m edit -U file://'%s' put text.txt text.txt"
+    "   > /dev/null;"
+    " chmod -R u+w repo",
+    dir, dir, dir, repo, repo)), 0);
+  assert_int_equal(apr_stat(&info, svn_dirent_join(repo, "db/revs/0/1",
+                                                   pool),
+                            APR_FINFO_SIZE, pool), APR_SUCCESS);
+  assert_true(info.size > 64 * 1024);
+
+  fs = open_fs(repo);
+  node = find_node_by_path(fs, 2, "/text.txt");
+  assert_int_equal(node.rep->revision, 2);
+  check(svn_fs_fs__rep_contents(&expected, open_fs(repo), node.rep, TRUE,
+                                pool, pool), "plain read");
+  check(read_node_text(&text, &proved, fs, &node), "proved read");
+  assert_true(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+
+  /* A flipped byte of the edit's delta is still refused. */
+  expect_delta_flip_refused(repo, 2, &node);
+  svn_error_clear(svn_io_remove_dir2(dir, FALSE, NULL, NULL, pool));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1409,6 +1461,7 @@ main(int argc, char **argv)
     cmocka_unit_test(test_md5_proof),
     cmocka_unit_test(test_thrifty_proof),
     cmocka_unit_test(test_small_rev_file_proof),
+    cmocka_unit_test(test_large_rev_file_proof),
     cmocka_unit_test(test_chain_memory_bound),
     cmocka_unit_test(test_crafted_chain),
     cmocka_unit_test(test_read_releases_buffers),
