@@ -162,6 +162,56 @@ svn_fs_fs__admit_maybe_stored(apr_uint64_t salt,
   return (__atomic_load_n(word, __ATOMIC_RELAXED) & bit) != 0;
 }
 
+svn_error_t *
+svn_fs_fs__admit_get(void **value, svn_boolean_t *found, svn_cache__t *cache,
+                     apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                     const void *key, apr_size_t klen,
+                     apr_pool_t *result_pool)
+{
+  *found = FALSE;
+  if (!svn_fs_fs__admit_maybe_stored(salt, kind, key, klen))
+    return SVN_NO_ERROR;
+  return svn_error_trace(svn_cache__get(value, found, cache, key,
+                                        result_pool));
+}
+
+svn_error_t *
+svn_fs_fs__admit_get_partial(void **value, svn_boolean_t *found,
+                             svn_cache__t *cache, apr_uint64_t salt,
+                             svn_fs_fs__admit_kind_t kind, const void *key,
+                             apr_size_t klen,
+                             svn_cache__partial_getter_func_t func,
+                             void *baton, apr_pool_t *result_pool)
+{
+  *found = FALSE;
+  if (!svn_fs_fs__admit_maybe_stored(salt, kind, key, klen))
+    return SVN_NO_ERROR;
+  return svn_error_trace(svn_cache__get_partial(value, found, cache, key,
+                                                func, baton, result_pool));
+}
+
+svn_error_t *
+svn_fs_fs__admit_has_key(svn_boolean_t *found, svn_cache__t *cache,
+                         apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                         const void *key, apr_size_t klen,
+                         apr_pool_t *scratch_pool)
+{
+  *found = FALSE;
+  if (!svn_fs_fs__admit_maybe_stored(salt, kind, key, klen))
+    return SVN_NO_ERROR;
+  return svn_error_trace(svn_cache__has_key(found, cache, key,
+                                            scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__admit_set(svn_cache__t *cache, apr_uint64_t salt,
+                     svn_fs_fs__admit_kind_t kind, const void *key,
+                     apr_size_t klen, void *value, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__admit_note_stored(salt, kind, key, klen);
+  return svn_error_trace(svn_cache__set(cache, key, value, scratch_pool));
+}
+
 void
 svn_fs_fs__admit_reset(void)
 {

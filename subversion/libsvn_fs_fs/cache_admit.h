@@ -35,7 +35,8 @@ typedef enum svn_fs_fs__admit_kind_t
   svn_fs_fs__admit_l2p_page,
   svn_fs_fs__admit_text,
   svn_fs_fs__admit_p2l_page,
-  svn_fs_fs__admit_revfile_image
+  svn_fs_fs__admit_revfile_image,
+  svn_fs_fs__admit_revprops
 } svn_fs_fs__admit_kind_t;
 
 /* The salt that keeps the fingerprints of the repository whose cache key
@@ -72,6 +73,38 @@ svn_boolean_t
 svn_fs_fs__admit_maybe_stored(apr_uint64_t salt,
                               svn_fs_fs__admit_kind_t kind,
                               const void *key, apr_size_t klen);
+
+/* svn_cache__get, svn_cache__get_partial and svn_cache__has_key on
+   CACHE for KEY (KLEN bytes, of KIND in the repository with SALT),
+   skipped when svn_fs_fs__admit_maybe_stored() says this process never
+   stored it: then *FOUND is FALSE at once.  For caches whose misses are
+   the rule on some reads (a log asks for each revision's changed paths,
+   revision properties and revision file once). */
+svn_error_t *
+svn_fs_fs__admit_get(void **value, svn_boolean_t *found, svn_cache__t *cache,
+                     apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                     const void *key, apr_size_t klen,
+                     apr_pool_t *result_pool);
+
+svn_error_t *
+svn_fs_fs__admit_get_partial(void **value, svn_boolean_t *found,
+                             svn_cache__t *cache, apr_uint64_t salt,
+                             svn_fs_fs__admit_kind_t kind, const void *key,
+                             apr_size_t klen,
+                             svn_cache__partial_getter_func_t func,
+                             void *baton, apr_pool_t *result_pool);
+
+svn_error_t *
+svn_fs_fs__admit_has_key(svn_boolean_t *found, svn_cache__t *cache,
+                         apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                         const void *key, apr_size_t klen,
+                         apr_pool_t *scratch_pool);
+
+/* svn_cache__set on CACHE, noting KEY as stored (the same arguments). */
+svn_error_t *
+svn_fs_fs__admit_set(svn_cache__t *cache, apr_uint64_t salt,
+                     svn_fs_fs__admit_kind_t kind, const void *key,
+                     apr_size_t klen, void *value, apr_pool_t *scratch_pool);
 
 /* Forget every remembered key and stored value and look at
    FSFS7_CACHE_ADMIT again (for tests). */

@@ -1073,8 +1073,13 @@ image_slot(file_set_t *set, svn_fs_t *fs, svn_revnum_t rev,
     return NULL;
   baton.set = set;
   baton.block_size = block_size;
-  err = svn_cache__get_partial((void **)&shared, &found, cache, &key,
-                               image_to_slot, &baton, set->pool);
+  /* An image this process never stored is not asked for (cache_admit.h):
+     a log opens each revision file once. */
+  err = svn_fs_fs__admit_get_partial((void **)&shared, &found, cache,
+                                     SVN_FS_FS__DATA(fs)->admit_salt,
+                                     svn_fs_fs__admit_revfile_image, &key,
+                                     sizeof(key), image_to_slot, &baton,
+                                     set->pool);
   if (err)
     {
       svn_error_clear(err);     /* the disk still has the file */
@@ -1102,8 +1107,11 @@ image_offer(svn_fs_t *fs, slot_file_t *shared, svn_revnum_t rev,
   key = svn_fs_fs__pair_cache_key(rev, 0);
   if (svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_revfile_image,
                        &key, sizeof(key)))
-    svn_error_clear(svn_cache__set(ffd->revfile_image_cache, &key,
-                                   &shared->blocks[0], scratch_pool));
+    svn_error_clear(svn_fs_fs__admit_set(ffd->revfile_image_cache,
+                                         ffd->admit_salt,
+                                         svn_fs_fs__admit_revfile_image,
+                                         &key, sizeof(key),
+                                         &shared->blocks[0], scratch_pool));
 }
 
 

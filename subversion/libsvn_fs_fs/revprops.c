@@ -56,6 +56,7 @@
 #include "private/svn_atomic.h"
 #include "private/svn_string_private.h"
 
+#include "cache_admit.h"
 #include "caching.h"
 #include "corrupt.h"
 #include "hashdump.h"
@@ -329,7 +330,9 @@ cache_pack_neighbours(svn_fs_t *fs, const svn_fs_fs__revprop_pack_t *pack,
       key.revision = pack->start_rev + i;
       dump.data = pack->body + pack->offsets[i];
       dump.len = pack->sizes[i];
-      SVN_ERR(svn_cache__set(cache, &key, &dump, scratch_pool));
+      SVN_ERR(svn_fs_fs__admit_set(cache, SVN_FS_FS__DATA(fs)->admit_salt,
+                                   svn_fs_fs__admit_revprops, &key,
+                                   sizeof(key), &dump, scratch_pool));
     }
   return SVN_NO_ERROR;
 }
@@ -977,8 +980,9 @@ cache_lookup(apr_hash_t **proplist, svn_fs_t *fs,
   *proplist = NULL;
   if (ffd->revprop_cache == NULL)
     return SVN_NO_ERROR;
-  SVN_ERR(svn_cache__get((void **)&dump, &found, ffd->revprop_cache, key,
-                         result_pool));
+  SVN_ERR(svn_fs_fs__admit_get((void **)&dump, &found, ffd->revprop_cache,
+                               ffd->admit_salt, svn_fs_fs__admit_revprops,
+                               key, sizeof(*key), result_pool));
   if (!found)
     return SVN_NO_ERROR;
   err = svn_fs_fs__hashdump_parse(proplist, NULL, dump->data, dump->len,
@@ -1061,7 +1065,9 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
      'svn list -v' wrote one never-read entry per listed path, which
      touched every page of the membuffer (peak RSS) and cost a copy. */
   if (ffd->revprop_cache && !refresh)
-    SVN_ERR(svn_cache__set(ffd->revprop_cache, &key, dump, scratch_pool));
+    SVN_ERR(svn_fs_fs__admit_set(ffd->revprop_cache, ffd->admit_salt,
+                                 svn_fs_fs__admit_revprops, &key, sizeof(key),
+                                 dump, scratch_pool));
   return SVN_NO_ERROR;
 }
 
@@ -1347,9 +1353,11 @@ svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
 
       svn_fs_fs__hashdump_unparse(dump, proplist, scratch_pool);
       make_key(&key, fs, rev);
-      SVN_ERR(svn_cache__set(ffd->revprop_cache, &key,
-                             svn_stringbuf__morph_into_string(dump),
-                             scratch_pool));
+      SVN_ERR(svn_fs_fs__admit_set(ffd->revprop_cache, ffd->admit_salt,
+                                   svn_fs_fs__admit_revprops, &key,
+                                   sizeof(key),
+                                   svn_stringbuf__morph_into_string(dump),
+                                   scratch_pool));
     }
   return SVN_NO_ERROR;
 }
