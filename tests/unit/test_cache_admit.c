@@ -291,6 +291,8 @@ test_changes(void **state)
   assert_true(n >= 5);
   assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned, n);
   assert_int_equal(cache_sets(SVN_FS_FS__DATA(fs)->changes_cache), 0);
+  /* Never stored: the membuffer is not even asked (cache_admit.h). */
+  assert_int_equal(cache_gets(SVN_FS_FS__DATA(fs)->changes_cache), 0);
 
   fs = open_f8("admit-changes");
   check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
@@ -299,6 +301,7 @@ test_changes(void **state)
 
   fs = open_f8("admit-changes");
   check(svn_fs_fs__rev_changes(&changes, fs, 1, pool, pool));
+  assert_int_equal(cache_gets(SVN_FS_FS__DATA(fs)->changes_cache), 1);
   assert_int_equal(changes->nelts, n);
   assert_int_equal(svn_fs_fs__changes_entries_scanned - scanned, 2 * n);
 }
