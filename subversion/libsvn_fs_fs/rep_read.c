@@ -1114,10 +1114,14 @@ cached_fulltext(svn_stringbuf_t **text, svn_fs_t *fs, svn_revnum_t rev,
                                                 LARGE_DATA(recent),
                                                 recent->len + 1, NULL,
                                                 result_pool));
+  /* A text this process never stored is not asked for (cache_admit.h):
+     an export of HEAD looks up every link's base and stores none. */
   if (cache)
-    SVN_ERR(svn_cache__get_partial((void **)text, &found, cache, &key,
-                                   copy_cached_fulltext, NULL,
-                                   result_pool));
+    SVN_ERR(svn_fs_fs__admit_get_partial((void **)text, &found, cache,
+                                         ffd->admit_salt,
+                                         svn_fs_fs__admit_text, &key,
+                                         sizeof(key), copy_cached_fulltext,
+                                         NULL, result_pool));
   if (!found)
     *text = NULL;
   return SVN_NO_ERROR;
@@ -2071,7 +2075,9 @@ cache_fulltext(reader_t *r, svn_stringbuf_t *text)
                                    svn_fs_fs__admit_text, &key,
                                    sizeof(key))))
     {
-      SVN_ERR(svn_cache__set(cache, &key, text, r->scratch));
+      SVN_ERR(svn_fs_fs__admit_set(cache, SVN_FS_FS__DATA(r->fs)->admit_salt,
+                                   svn_fs_fs__admit_text, &key, sizeof(key),
+                                   text, r->scratch));
       svn_pool_clear(r->scratch);
     }
   return SVN_NO_ERROR;
@@ -2529,8 +2535,11 @@ svn_fs_fs__rep_try_process(svn_boolean_t *success, svn_fs_t *fs,
   key = make_key(rep->revision, rep->item_index);
   pb.processor = processor;
   pb.baton = baton;
-  return svn_error_trace(svn_cache__get_partial(&dummy, success, cache, &key,
-                                                process_cached, &pb, pool));
+  return svn_error_trace(svn_fs_fs__admit_get_partial(
+                           &dummy, success, cache,
+                           SVN_FS_FS__DATA(fs)->admit_salt,
+                           svn_fs_fs__admit_text, &key, sizeof(key),
+                           process_cached, &pb, pool));
 }
 
 svn_boolean_t
