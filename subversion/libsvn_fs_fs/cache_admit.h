@@ -36,7 +36,8 @@ typedef enum svn_fs_fs__admit_kind_t
   svn_fs_fs__admit_text,
   svn_fs_fs__admit_p2l_page,
   svn_fs_fs__admit_revfile_image,
-  svn_fs_fs__admit_revprops
+  svn_fs_fs__admit_revprops       /* the last: cache_admit.c's tables
+                                     have one filter per kind up to it */
 } svn_fs_fs__admit_kind_t;
 
 /* The salt that keeps the fingerprints of the repository whose cache key
