@@ -109,17 +109,15 @@ fingerprint(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
   return fp;
 }
 
-svn_boolean_t
-svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
-                 const void *key, apr_size_t klen)
+/* svn_fs_fs__admit() for the key whose fingerprint is FP. */
+static svn_boolean_t
+admit_fingerprint(apr_uint64_t fp, svn_fs_fs__admit_kind_t kind)
 {
-  apr_uint64_t fp;
   apr_uint32_t tag, old, *slot;
   unsigned misses;
 
   if (admit_everything())
     return TRUE;
-  fp = fingerprint(salt, kind, key, klen);
   slot = &admit_table[fp & (ADMIT_SLOTS - 1)];
   /* A slot is the key's tag (its top 30 bits) and, in the low two bits,
      the misses seen so far (1 to 3; 0 is an empty slot).  Two threads
@@ -134,6 +132,13 @@ svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
   return misses >= misses_needed(kind);
 }
 
+svn_boolean_t
+svn_fs_fs__admit(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
+                 const void *key, apr_size_t klen)
+{
+  return admit_fingerprint(fingerprint(salt, kind, key, klen), kind);
+}
+
 /* The word and bit of KIND's stored filter for fingerprint FP (its
    middle bits: the low ones pick the admission slot). */
 static apr_uint32_t *
@@ -146,16 +151,22 @@ stored_word(svn_fs_fs__admit_kind_t kind, apr_uint64_t fp,
   return &stored_filter[kind - 1][index / 32];
 }
 
+/* Note the key whose fingerprint is FP in KIND's stored filter. */
+static void
+note_fingerprint(apr_uint64_t fp, svn_fs_fs__admit_kind_t kind)
+{
+  apr_uint32_t bit;
+  apr_uint32_t *word = stored_word(kind, fp, &bit);
+
+  if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & bit))
+    __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+}
+
 void
 svn_fs_fs__admit_note_stored(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
                              const void *key, apr_size_t klen)
 {
-  apr_uint32_t bit;
-  apr_uint32_t *word = stored_word(kind, fingerprint(salt, kind, key, klen),
-                                   &bit);
-
-  if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & bit))
-    __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+  note_fingerprint(fingerprint(salt, kind, key, klen), kind);
 }
 
 svn_boolean_t
@@ -212,11 +223,16 @@ svn_fs_fs__admit_has_key(svn_boolean_t *found, svn_cache__t *cache,
 }
 
 svn_error_t *
-svn_fs_fs__admit_set(svn_cache__t *cache, apr_uint64_t salt,
-                     svn_fs_fs__admit_kind_t kind, const void *key,
-                     apr_size_t klen, void *value, apr_pool_t *scratch_pool)
+svn_fs_fs__admit_store(svn_cache__t *cache, apr_uint64_t salt,
+                       svn_fs_fs__admit_kind_t kind, const void *key,
+                       apr_size_t klen, svn_boolean_t at_once, void *value,
+                       apr_pool_t *scratch_pool)
 {
-  svn_fs_fs__admit_note_stored(salt, kind, key, klen);
+  apr_uint64_t fp = fingerprint(salt, kind, key, klen);
+
+  if (!at_once && !admit_fingerprint(fp, kind))
+    return SVN_NO_ERROR;
+  note_fingerprint(fp, kind);
   return svn_error_trace(svn_cache__set(cache, key, value, scratch_pool));
 }
 

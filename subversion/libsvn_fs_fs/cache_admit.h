@@ -101,11 +101,16 @@ svn_fs_fs__admit_has_key(svn_boolean_t *found, svn_cache__t *cache,
                          const void *key, apr_size_t klen,
                          apr_pool_t *scratch_pool);
 
-/* svn_cache__set on CACHE, noting KEY as stored (the same arguments). */
+/* Store VALUE under KEY in CACHE (the same arguments as above) with
+   AT_ONCE, or else if svn_fs_fs__admit() admits it now, which counts
+   this miss; a stored KEY is noted for svn_fs_fs__admit_maybe_stored().
+   The one entry for values read from disk into the caches that consult
+   the table. */
 svn_error_t *
-svn_fs_fs__admit_set(svn_cache__t *cache, apr_uint64_t salt,
-                     svn_fs_fs__admit_kind_t kind, const void *key,
-                     apr_size_t klen, void *value, apr_pool_t *scratch_pool);
+svn_fs_fs__admit_store(svn_cache__t *cache, apr_uint64_t salt,
+                       svn_fs_fs__admit_kind_t kind, const void *key,
+                       apr_size_t klen, svn_boolean_t at_once, void *value,
+                       apr_pool_t *scratch_pool);
 
 /* Forget every remembered key and stored value and look at
    FSFS7_CACHE_ADMIT again (for tests). */

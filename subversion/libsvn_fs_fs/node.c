@@ -326,13 +326,11 @@ read_and_cache(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
                                   (apr_int64_t)id->rev_item.number);
   SVN_ERR(svn_fs_fs__ensure_revision_exists(key.revision, fs, scratch_pool));
   SVN_ERR(read_noderev(noderev, fs, id, result_pool, scratch_pool));
-  if (ffd->node_revision_cache
-      && (at_once
-          || svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_noderev,
-                              &key, sizeof(key))))
-    SVN_ERR(svn_fs_fs__admit_set(ffd->node_revision_cache, ffd->admit_salt,
-                                 svn_fs_fs__admit_noderev, &key, sizeof(key),
-                                 *noderev, scratch_pool));
+  if (ffd->node_revision_cache)
+    SVN_ERR(svn_fs_fs__admit_store(ffd->node_revision_cache, ffd->admit_salt,
+                                   svn_fs_fs__admit_noderev, &key,
+                                   sizeof(key), at_once, *noderev,
+                                   scratch_pool));
   kind_memo_note(fs, id, (*noderev)->kind);
   return SVN_NO_ERROR;
 }
@@ -1486,10 +1484,10 @@ get_block(svn_fs_fs__changes_block_t **block, svn_fs_t *fs, svn_revnum_t rev,
   *block = apr_pcalloc(result_pool, sizeof(**block));
   SVN_ERR(load_block(*block, fs, rev, block_no, hint, result_pool,
                      scratch_pool));
-  if (cache && svn_fs_fs__admit(salt, svn_fs_fs__admit_changes, &key,
-                                sizeof(key)))
-    SVN_ERR(svn_fs_fs__admit_set(cache, salt, svn_fs_fs__admit_changes, &key,
-                                 sizeof(key), *block, scratch_pool));
+  if (cache)
+    SVN_ERR(svn_fs_fs__admit_store(cache, salt, svn_fs_fs__admit_changes,
+                                   &key, sizeof(key), FALSE, *block,
+                                   scratch_pool));
   return SVN_NO_ERROR;
 }
 
@@ -1611,10 +1609,10 @@ prefill_noderev(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
       || noderev->id->rev_item.number != entry->item_index)
     return SVN_NO_ERROR;
   svn_fs_fs__block_read_items++;
-  return svn_error_trace(svn_fs_fs__admit_set(cache,
-                                              SVN_FS_FS__DATA(fs)->admit_salt,
-                                              svn_fs_fs__admit_noderev, &key,
-                                              sizeof(key), noderev, pool));
+  return svn_error_trace(svn_fs_fs__admit_store(
+                           cache, SVN_FS_FS__DATA(fs)->admit_salt,
+                           svn_fs_fs__admit_noderev, &key, sizeof(key), TRUE,
+                           noderev, pool));
 }
 
 /* Cache the changed-path list of ENTRY, whose LEN bytes (terminator
@@ -1663,10 +1661,11 @@ prefill_changes(svn_fs_t *fs, const svn_fs_fs__p2l_entry_t *entry,
                               + (block.done ? (apr_off_t)n : 0);
           key = svn_fs_fs__pair_cache_key(entry->revision,
                                           (apr_int64_t)block_no++);
-          SVN_ERR(svn_fs_fs__admit_set(cache,
-                                       SVN_FS_FS__DATA(fs)->admit_salt,
-                                       svn_fs_fs__admit_changes, &key,
-                                       sizeof(key), &block, block_pool));
+          SVN_ERR(svn_fs_fs__admit_store(cache,
+                                         SVN_FS_FS__DATA(fs)->admit_salt,
+                                         svn_fs_fs__admit_changes, &key,
+                                         sizeof(key), TRUE, &block,
+                                         block_pool));
           if (block.done)
             break;
           apr_array_clear(block.changes);

@@ -2069,15 +2069,12 @@ cache_fulltext(reader_t *r, svn_stringbuf_t *text)
 
   if (cache && text->len > LARGE_FULLTEXT)
     remember_large_text(r->fs, r->rep.revision, r->rep.item_index, text);
-  else if (cache
-           && (r->cache_at_once
-               || svn_fs_fs__admit(SVN_FS_FS__DATA(r->fs)->admit_salt,
-                                   svn_fs_fs__admit_text, &key,
-                                   sizeof(key))))
+  else if (cache)
     {
-      SVN_ERR(svn_fs_fs__admit_set(cache, SVN_FS_FS__DATA(r->fs)->admit_salt,
-                                   svn_fs_fs__admit_text, &key, sizeof(key),
-                                   text, r->scratch));
+      SVN_ERR(svn_fs_fs__admit_store(cache,
+                                     SVN_FS_FS__DATA(r->fs)->admit_salt,
+                                     svn_fs_fs__admit_text, &key, sizeof(key),
+                                     r->cache_at_once, text, r->scratch));
       svn_pool_clear(r->scratch);
     }
   return SVN_NO_ERROR;

@@ -1105,12 +1105,10 @@ image_offer(svn_fs_t *fs, slot_file_t *shared, svn_revnum_t rev,
       || shared->file_size == 0)
     return;
   key = svn_fs_fs__pair_cache_key(rev, 0);
-  if (svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_revfile_image,
-                       &key, sizeof(key)))
-    svn_error_clear(svn_fs_fs__admit_set(ffd->revfile_image_cache,
+  svn_error_clear(svn_fs_fs__admit_store(ffd->revfile_image_cache,
                                          ffd->admit_salt,
                                          svn_fs_fs__admit_revfile_image,
-                                         &key, sizeof(key),
+                                         &key, sizeof(key), FALSE,
                                          &shared->blocks[0], scratch_pool));
 }
 

@@ -330,9 +330,10 @@ cache_pack_neighbours(svn_fs_t *fs, const svn_fs_fs__revprop_pack_t *pack,
       key.revision = pack->start_rev + i;
       dump.data = pack->body + pack->offsets[i];
       dump.len = pack->sizes[i];
-      SVN_ERR(svn_fs_fs__admit_set(cache, SVN_FS_FS__DATA(fs)->admit_salt,
-                                   svn_fs_fs__admit_revprops, &key,
-                                   sizeof(key), &dump, scratch_pool));
+      SVN_ERR(svn_fs_fs__admit_store(cache, SVN_FS_FS__DATA(fs)->admit_salt,
+                                     svn_fs_fs__admit_revprops, &key,
+                                     sizeof(key), TRUE, &dump,
+                                     scratch_pool));
     }
   return SVN_NO_ERROR;
 }
@@ -1065,9 +1066,9 @@ svn_fs_fs__get_revprops(apr_hash_t **proplist, svn_fs_t *fs, svn_revnum_t rev,
      'svn list -v' wrote one never-read entry per listed path, which
      touched every page of the membuffer (peak RSS) and cost a copy. */
   if (ffd->revprop_cache && !refresh)
-    SVN_ERR(svn_fs_fs__admit_set(ffd->revprop_cache, ffd->admit_salt,
-                                 svn_fs_fs__admit_revprops, &key, sizeof(key),
-                                 dump, scratch_pool));
+    SVN_ERR(svn_fs_fs__admit_store(ffd->revprop_cache, ffd->admit_salt,
+                                   svn_fs_fs__admit_revprops, &key,
+                                   sizeof(key), TRUE, dump, scratch_pool));
   return SVN_NO_ERROR;
 }
 
@@ -1353,11 +1354,11 @@ svn_fs_fs__set_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
 
       svn_fs_fs__hashdump_unparse(dump, proplist, scratch_pool);
       make_key(&key, fs, rev);
-      SVN_ERR(svn_fs_fs__admit_set(ffd->revprop_cache, ffd->admit_salt,
-                                   svn_fs_fs__admit_revprops, &key,
-                                   sizeof(key),
-                                   svn_stringbuf__morph_into_string(dump),
-                                   scratch_pool));
+      SVN_ERR(svn_fs_fs__admit_store(ffd->revprop_cache, ffd->admit_salt,
+                                     svn_fs_fs__admit_revprops, &key,
+                                     sizeof(key), TRUE,
+                                     svn_stringbuf__morph_into_string(dump),
+                                     scratch_pool));
     }
   return SVN_NO_ERROR;
 }
