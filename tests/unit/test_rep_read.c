@@ -1400,7 +1400,10 @@ test_small_rev_file_proof(void **state)
 /* The same rule for a link in a revision file larger than 64 kB whose
    P2L index lies in its last block (an import: here 120 kB of random
    bytes beside the text's first version).  The old rule knew only
-   small files and left such a text to its MD5.  Makes its own stock
+   small files and left such a text to its MD5.  The noise itself is a
+   text of one link longer than the prefetch (64 kB): proved by reading
+   that item once more for its checksum (before, its MD5 decided), and
+   refused with a byte flipped beyond the prefetch.  Makes its own stock
    repository (format 7, one import and one edit). */
 static void
 test_large_rev_file_proof(void **state)
@@ -1446,6 +1449,16 @@ test_large_rev_file_proof(void **state)
 
   /* A flipped byte of the edit's delta is still refused. */
   expect_delta_flip_refused(repo, 2, &node);
+
+  node = find_node_by_path(open_fs(repo), 1, "/noise.bin");
+  assert_true(node.rep->size > 64 * 1024);
+  check(svn_fs_fs__rep_contents(&expected, open_fs(repo), node.rep, TRUE,
+                                pool, pool), "plain read of the noise");
+  fs = open_fs(repo);
+  check(read_node_text(&text, &proved, fs, &node), "proved noise");
+  assert_true(proved);
+  assert_true(svn_stringbuf_compare(text, expected));
+  expect_delta_flip_refused(repo, 1, &node);
   svn_error_clear(svn_io_remove_dir2(dir, FALSE, NULL, NULL, pool));
 }
 
