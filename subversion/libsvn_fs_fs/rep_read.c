@@ -1929,6 +1929,7 @@ prove_text(svn_boolean_t *proven, reader_t *r, const svn_fs_fs__id_t *owner)
   cost = lookup_cost(owner_file);
   for (src = r->top; src && src->kind != SRC_MEMORY; src = src->base)
     {
+      /* A link whose item was never noted (note_item_fnv) has no proof. */
       if (!src->fnv_valid && src->item_len == 0)
         return SVN_NO_ERROR;
       cost += lookup_cost(src->file);
