@@ -536,48 +536,102 @@ p2l_check_entry(svn_fs_fs__p2l_entry_t *entry, apr_uint64_t offset,
   return SVN_NO_ERROR;
 }
 
+/* Decoding one P2L page entry by entry: the state carried from one entry
+   to the next (offsets and the compound and revision deltas are
+   cumulative within a page). */
+typedef struct p2l_page_cursor_t
+{
+  cursor_t c;
+  apr_off_t page_end;
+  apr_int64_t compound;
+  apr_int64_t rev;
+  apr_uint64_t offset;           /* where the next entry starts */
+} p2l_page_cursor_t;
+
+/* Start decoding page PAGE of HEADER from DATA; *EMPTY says the page
+   lists no entries (it lies inside a large item, P2L-5). */
+static svn_error_t *
+p2l_page_start(p2l_page_cursor_t *pc, svn_boolean_t *empty,
+               const svn_fs_fs__p2l_header_t *header, apr_uint64_t page,
+               const unsigned char *data, const char *where)
+{
+  apr_off_t start = header->offsets[page];
+  apr_off_t stop = header->offsets[page + 1];
+
+  pc->page_end = (apr_off_t)((page + 1) * header->page_size);
+  pc->compound = 0;
+  pc->rev = header->first_revision;
+  cursor_init(&pc->c, data, (apr_size_t)(stop - start), start, stop, where,
+              "P2L-4");
+  *empty = pc->c.p == pc->c.end;
+  if (*empty)
+    return SVN_NO_ERROR;
+  return svn_error_trace(read_u(&pc->offset, &pc->c));
+}
+
+/* Decode PC's next entry into *ENTRY (rules P2L-4, P2L-5); only while
+   PC->c.p < PC->c.end. */
+static svn_error_t *
+p2l_page_next(svn_fs_fs__p2l_entry_t *entry, p2l_page_cursor_t *pc)
+{
+  apr_uint64_t size, fnv;
+  apr_int64_t d_compound, d_rev;
+
+  SVN_ERR(read_u(&size, &pc->c));
+  SVN_ERR(read_s(&d_compound, &pc->c));
+  SVN_ERR(read_s(&d_rev, &pc->c));
+  SVN_ERR(read_u(&fnv, &pc->c));
+  /* Deltas are bounded by MAX_POSITION checks below; keep the sums
+     from wrapping first. */
+  if (d_compound > (apr_int64_t)MAX_POSITION
+      || d_compound < -(apr_int64_t)MAX_POSITION
+      || d_rev > (apr_int64_t)MAX_POSITION
+      || d_rev < -(apr_int64_t)MAX_POSITION)
+    return svn_fs_fs__index_corrupt("P2L-4", pc->c.where,
+             "Invalid P2L entry at offset %" APR_UINT64_T_FMT, pc->offset);
+  pc->compound += d_compound;
+  pc->rev += d_rev;
+  SVN_ERR(p2l_check_entry(entry, pc->offset, size, pc->compound, pc->rev,
+                          fnv, pc->page_end, pc->c.where));
+  pc->offset += size;
+  return SVN_NO_ERROR;
+}
+
 svn_error_t *
 svn_fs_fs__p2l_page_parse(apr_array_header_t *entries,
                           const svn_fs_fs__p2l_header_t *header,
                           apr_uint64_t page, const unsigned char *data,
                           const char *where)
 {
-  apr_off_t start = header->offsets[page];
-  apr_off_t stop = header->offsets[page + 1];
-  apr_off_t page_end = (apr_off_t)((page + 1) * header->page_size);
-  apr_int64_t compound = 0, rev = header->first_revision;
-  apr_uint64_t offset;
-  cursor_t c;
+  p2l_page_cursor_t pc;
+  svn_boolean_t empty;
 
-  cursor_init(&c, data, (apr_size_t)(stop - start), start, stop, where,
-              "P2L-4");
-  if (c.p == c.end)
-    return SVN_NO_ERROR;     /* inside a large item: no entries (P2L-5) */
-  SVN_ERR(read_u(&offset, &c));
-  while (c.p < c.end)
+  SVN_ERR(p2l_page_start(&pc, &empty, header, page, data, where));
+  while (!empty && pc.c.p < pc.c.end)
+    SVN_ERR(p2l_page_next(apr_array_push(entries), &pc));
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__p2l_page_find(svn_fs_fs__p2l_entry_t *entry,
+                         svn_boolean_t *found,
+                         const svn_fs_fs__p2l_header_t *header,
+                         apr_uint64_t page, const unsigned char *data,
+                         apr_off_t offset, const char *where)
+{
+  p2l_page_cursor_t pc;
+  svn_boolean_t empty;
+
+  *found = FALSE;
+  SVN_ERR(p2l_page_start(&pc, &empty, header, page, data, where));
+  while (!empty && pc.c.p < pc.c.end)
     {
-      apr_uint64_t size, fnv;
-      apr_int64_t d_compound, d_rev;
-      svn_fs_fs__p2l_entry_t *entry;
-
-      SVN_ERR(read_u(&size, &c));
-      SVN_ERR(read_s(&d_compound, &c));
-      SVN_ERR(read_s(&d_rev, &c));
-      SVN_ERR(read_u(&fnv, &c));
-      /* Deltas are bounded by MAX_POSITION checks below; keep the sums
-         from wrapping first. */
-      if (d_compound > (apr_int64_t)MAX_POSITION
-          || d_compound < -(apr_int64_t)MAX_POSITION
-          || d_rev > (apr_int64_t)MAX_POSITION
-          || d_rev < -(apr_int64_t)MAX_POSITION)
-        return svn_fs_fs__index_corrupt("P2L-4", where,
-                 "Invalid P2L entry at offset %" APR_UINT64_T_FMT, offset);
-      compound += d_compound;
-      rev += d_rev;
-      entry = apr_array_push(entries);
-      SVN_ERR(p2l_check_entry(entry, offset, size, compound, rev, fnv,
-                              page_end, where));
-      offset += size;
+      SVN_ERR(p2l_page_next(entry, &pc));
+      if (entry->offset >= offset)
+        {
+          *found = entry->offset == offset;
+          return SVN_NO_ERROR;
+        }
     }
   return SVN_NO_ERROR;
 }

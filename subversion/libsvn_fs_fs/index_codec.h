@@ -130,6 +130,18 @@ svn_fs_fs__p2l_page_parse(apr_array_header_t *entries,
                           apr_uint64_t page, const unsigned char *data,
                           const char *where);
 
+/* The entry of page PAGE of HEADER (bytes DATA, as for
+   svn_fs_fs__p2l_page_parse) that starts at OFFSET, the first if several
+   do: *FOUND says whether there is one, and *ENTRY holds it.  Decodes
+   only as far as OFFSET, with the same checks: for a lookup in a page
+   too small to be worth keeping parsed. */
+svn_error_t *
+svn_fs_fs__p2l_page_find(svn_fs_fs__p2l_entry_t *entry,
+                         svn_boolean_t *found,
+                         const svn_fs_fs__p2l_header_t *header,
+                         apr_uint64_t page, const unsigned char *data,
+                         apr_off_t offset, const char *where);
+
 #endif
 
 
