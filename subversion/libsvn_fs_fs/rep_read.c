@@ -777,8 +777,14 @@ src_open(rep_src_t **result, reader_t *r, svn_revnum_t rev,
   SVN_ERR(prefetch(&len, src, offset, max_len));
   data = src->own_in;
   svn_pool_clear(r->scratch);
-  err = svn_fs_fs__rep_header_parse(&src->header, data, len,
-                                    src_where(src));
+  /* The location is formatted only for the error: this runs per link. */
+  err = svn_fs_fs__rep_header_parse(&src->header, data, len, NULL);
+  if (err)
+    {
+      svn_error_clear(err);
+      err = svn_fs_fs__rep_header_parse(&src->header, data, len,
+                                        src_where(src));
+    }
   /* Like stock, name the representation in an error of its own above
      the detail (svnadmin verify prints both; upstream's tests count). */
   if (err)
