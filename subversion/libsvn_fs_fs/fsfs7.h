@@ -323,6 +323,15 @@ typedef struct svn_fs_fs__data_t
      it, kind_memo_t there); NULL when the node-rev cache is off. */
   void *kind_memo;
 
+  /* Where the blocks of the changed-path lists last read start (node.c
+     owns them, block_starts_t there); NULL until first needed. */
+  void *changes_block_starts;
+
+  /* Revprop generation, parsed manifests and open revprop files of this
+     svn_fs_t (revprops.c owns it, revprop_state_t there); NULL until
+     first needed. */
+  void *revprop_state;
+
   /* Serialises writers within this process, in addition to the on-disk
      write-lock file. */
   svn_mutex__t *fs_write_lock;

@@ -1232,9 +1232,8 @@ reader_next(svn_fs_fs__change_scan_t *what, apr_size_t *n,
    begin at block K (or the nearest known block before it), so walking a
    list of N entries block by block costs O(N), not O(N^2 / 256).  The
    offsets of the lists of the last few revisions read are kept per
-   svn_fs_t, in subpools of fs->pool found through its userdata under a
-   key naming the svn_fs_t (several may share one pool; svn_fs_t is used
-   by one thread at a time).  Offsets depend on whether the
+   svn_fs_t, in subpools of fs->pool (ffd->changes_block_starts; an
+   svn_fs_t is used by one thread at a time).  Offsets depend on whether the
    revision is packed, so a slot is reset when that changes. */
 typedef struct block_starts_t
 {
@@ -1244,7 +1243,6 @@ typedef struct block_starts_t
   apr_pool_t *pool;
 } block_starts_t;
 
-#define BLOCK_STARTS_KEY "fsfs7-node:changes-block-starts"
 #define BLOCK_STARTS_SLOTS 4
 /* Offsets kept per list: 512 KiB, i.e. lists of up to 16M entries;
    longer lists scan from the last known block. */
@@ -1257,21 +1255,17 @@ apr_uint64_t svn_fs_fs__changes_entries_scanned = 0;
 static block_starts_t *
 block_starts_get(svn_fs_t *fs, svn_revnum_t rev, svn_boolean_t is_packed)
 {
-  block_starts_t *slots = NULL;
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  block_starts_t *slots = ffd->changes_block_starts;
   block_starts_t *slot;
-  char key[64];
   int k;
 
-  apr_snprintf(key, sizeof(key), BLOCK_STARTS_KEY "-%pp", (void *)fs);
-  apr_pool_userdata_get((void **)&slots, key, fs->pool);
   if (slots == NULL)
     {
       slots = apr_pcalloc(fs->pool, sizeof(*slots) * BLOCK_STARTS_SLOTS);
       for (k = 0; k < BLOCK_STARTS_SLOTS; k++)
         slots[k].rev = SVN_INVALID_REVNUM;
-      /* userdata_set keeps the key pointer: give it the pool's life. */
-      apr_pool_userdata_set(slots, apr_pstrdup(fs->pool, key), NULL,
-                            fs->pool);
+      ffd->changes_block_starts = slots;
     }
   for (k = 0; k < BLOCK_STARTS_SLOTS; k++)
     if (slots[k].rev == rev)

@@ -128,12 +128,9 @@ read_if_exists(svn_stringbuf_t **content, const char *path,
 /* Cache keys                                                          */
 
 /* Cache keys are (revision, generation).  The generation is a process-
-   wide unique number held per svn_fs_t (in its revprop_state_t, pool
-   user data, so the shared private data needs no extra field);
+   wide unique number held per svn_fs_t (in its revprop_state_t);
    refresh_revprops moves an fs to a new generation, which makes all its
    older entries unreachable. */
-#define STATE_KEY "fsfs7-revprop-state"
-
 /* How many parsed manifests and pack files one svn_fs_t keeps.  Each
    holds an open file (see held_file_t), so these also bound the file
    descriptors we pin: revfile.c keeps up to 8 more.  A parsed pack holds
@@ -216,36 +213,19 @@ typedef struct revprop_state_t
 
 static volatile svn_atomic_t last_generation = 0;
 
-/* Write the user data key of FS's state into NAME: STATE_KEY and FS's
-   address, because svn_fs_t objects may share a pool.  Built by hand:
-   this runs for every revprop read, and apr_snprintf showed up in
-   profiles of 'svn list -v'. */
-static void
-state_key(char name[64], svn_fs_t *fs)
-{
-  apr_uintptr_t addr = (apr_uintptr_t)fs;
-  apr_size_t len = sizeof(STATE_KEY) - 1;
-  int k;
-
-  memcpy(name, STATE_KEY "-", len + 1);
-  for (k = (int)sizeof(addr) * 2 - 1; k >= 0; k--)
-    name[++len] = "0123456789abcdef"[(addr >> (4 * k)) & 0xf];
-  name[len + 1] = '\0';
-}
-
 /* The revprop state of FS (created with the first generation). */
 static revprop_state_t *
 state_of(svn_fs_t *fs)
 {
-  char name[64];
-  void *data = NULL;
-  revprop_state_t *state;
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  revprop_state_t *state = ffd->revprop_state;
   int i;
 
-  state_key(name, fs);
-  apr_pool_userdata_get(&data, name, fs->pool);
-  if (data)
-    return data;
+  /* A field of the fs rather than pool user data: this runs for every
+     revprop read, and the user data lookup (a hash of a key naming the
+     svn_fs_t) showed in profiles of 'svnbench null-log'. */
+  if (state)
+    return state;
   state = apr_pcalloc(fs->pool, sizeof(*state));
   state->generation = svn_atomic_inc(&last_generation) + 1;
   for (i = 0; i < MANIFEST_SLOTS; i++)
@@ -254,8 +234,7 @@ state_of(svn_fs_t *fs)
     state->packs[i].shard_start = SVN_INVALID_REVNUM;
   for (i = 0; i < PLAIN_SLOTS; i++)
     state->plains[i].shard_start = SVN_INVALID_REVNUM;
-  apr_pool_userdata_set(state, apr_pstrdup(fs->pool, name), NULL,
-                        fs->pool);
+  ffd->revprop_state = state;
   return state;
 }
 
