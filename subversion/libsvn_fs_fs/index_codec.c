@@ -341,6 +341,42 @@ svn_fs_fs__l2p_header_parse(svn_fs_fs__l2p_header_t **header,
   return SVN_NO_ERROR;
 }
 
+/* Start decoding the L2P page described by INFO from DATA into C (rule
+   L2P-5's size check). */
+static svn_error_t *
+l2p_page_start(cursor_t *c, const svn_fs_fs__l2p_page_info_t *info,
+               const unsigned char *data, const char *where)
+{
+  cursor_init(c, data, info->size, info->offset, info->offset + info->size,
+              where, "L2P-5");
+  /* Each entry takes at least one byte (L2P-5). */
+  if (info->entry_count > info->size)
+    return svn_fs_fs__index_corrupt("L2P-5", where,
+             "L2P page at offset %" APR_OFF_T_FMT " is too short for %u "
+             "entries", info->offset, (unsigned)info->entry_count);
+  return SVN_NO_ERROR;
+}
+
+/* Decode entry K of the page described by INFO from C, adding it to
+   *VALUE, the stored value of entry K-1 (0 before entry 0); DATA_LIMIT as
+   for svn_fs_fs__l2p_page_parse (rule L2P-6). */
+static svn_error_t *
+l2p_page_next(apr_int64_t *value, cursor_t *c,
+              const svn_fs_fs__l2p_page_info_t *info, apr_uint32_t k,
+              apr_off_t data_limit)
+{
+  apr_int64_t delta;
+
+  SVN_ERR(read_s(&delta, c));
+  if ((delta > 0 && *value > (apr_int64_t)MAX_POSITION - delta)
+      || *value + delta < 0 || *value + delta > data_limit)
+    return svn_fs_fs__index_corrupt("L2P-6", c->where,
+             "L2P entry %u of the page at offset %" APR_OFF_T_FMT
+             " points outside the item data", (unsigned)k, info->offset);
+  *value += delta;
+  return SVN_NO_ERROR;
+}
+
 svn_error_t *
 svn_fs_fs__l2p_page_parse(apr_uint64_t **values,
                           const svn_fs_fs__l2p_page_info_t *info,
@@ -352,25 +388,11 @@ svn_fs_fs__l2p_page_parse(apr_uint64_t **values,
   apr_uint32_t k;
   cursor_t c;
 
-  cursor_init(&c, data, info->size, info->offset,
-              info->offset + info->size, where, "L2P-5");
-  /* Each entry takes at least one byte (L2P-5). */
-  if (info->entry_count > info->size)
-    return svn_fs_fs__index_corrupt("L2P-5", where,
-             "L2P page at offset %" APR_OFF_T_FMT " is too short for %u "
-             "entries", info->offset, (unsigned)info->entry_count);
+  SVN_ERR(l2p_page_start(&c, info, data, where));
   result = apr_palloc(result_pool, (info->entry_count + 1) * sizeof(*result));
   for (k = 0; k < info->entry_count; k++)
     {
-      apr_int64_t delta;
-
-      SVN_ERR(read_s(&delta, &c));
-      if ((delta > 0 && value > (apr_int64_t)MAX_POSITION - delta)
-          || value + delta < 0 || value + delta > data_limit)
-        return svn_fs_fs__index_corrupt("L2P-6", where,
-                 "L2P entry %u of the page at offset %" APR_OFF_T_FMT
-                 " points outside the item data", (unsigned)k, info->offset);
-      value += delta;
+      SVN_ERR(l2p_page_next(&value, &c, info, k, data_limit));
       result[k] = (apr_uint64_t)value;
     }
   if (c.p != c.end)
@@ -378,6 +400,24 @@ svn_fs_fs__l2p_page_parse(apr_uint64_t **values,
              "L2P page at offset %" APR_OFF_T_FMT " has %ld bytes after its "
              "last entry", info->offset, (long)(c.end - c.p));
   *values = result;
+  return SVN_NO_ERROR;
+}
+
+svn_error_t *
+svn_fs_fs__l2p_page_value(apr_uint64_t *value,
+                          const svn_fs_fs__l2p_page_info_t *info,
+                          const unsigned char *data, apr_off_t data_limit,
+                          apr_uint64_t slot, const char *where)
+{
+  apr_int64_t sum = 0;
+  apr_uint32_t k;
+  cursor_t c;
+
+  SVN_ERR_ASSERT(slot < info->entry_count);
+  SVN_ERR(l2p_page_start(&c, info, data, where));
+  for (k = 0; k <= slot; k++)
+    SVN_ERR(l2p_page_next(&sum, &c, info, k, data_limit));
+  *value = (apr_uint64_t)sum;
   return SVN_NO_ERROR;
 }
 

@@ -88,6 +88,17 @@ svn_fs_fs__l2p_page_parse(apr_uint64_t **values,
                           const unsigned char *data, apr_off_t data_limit,
                           const char *where, apr_pool_t *result_pool);
 
+/* The stored value of entry SLOT (< INFO->entry_count) of the page
+   described by INFO, decoding DATA only that far, with the checks of
+   svn_fs_fs__l2p_page_parse for the entries decoded (not the one for
+   bytes after the last entry): for a lookup that would not use the rest
+   of the page. */
+svn_error_t *
+svn_fs_fs__l2p_page_value(apr_uint64_t *value,
+                          const svn_fs_fs__l2p_page_info_t *info,
+                          const unsigned char *data, apr_off_t data_limit,
+                          apr_uint64_t slot, const char *where);
+
 /* Locate (REVISION, ITEM_INDEX) in HEADER: page number *PAGE and slot
    *SLOT in it.  SVN_ERR_FS_INDEX_REVISION / SVN_ERR_FS_INDEX_OVERFLOW
    (rule L2P-7) when not covered. */

@@ -368,6 +368,77 @@ test_p2l_page_find(void **state)
   svn_pool_destroy(iterpool);
 }
 
+/* svn_fs_fs__l2p_page_value() agrees with svn_fs_fs__l2p_page_parse() on
+   every slot of every page of stock-made files (one page and several,
+   revision and pack files), and under byte flips of those pages wherever
+   the whole decode still succeeds (nothing may crash either way). */
+static void
+test_l2p_page_value(void **state)
+{
+  static const char *files[] = {
+    "good/addressing/r0-f7",
+    "good/addressing/f8small/revs/0/1",    /* 6 L2P pages */
+    "good/addressing/f7p/revs/0.pack/pack",
+    "good/addressing/f7mp/revs/0.pack/pack",
+  };
+  static const unsigned char masks[] = { 0x01, 0x40, 0xff };
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  int compared = 0;
+  size_t k, m;
+
+  for (k = 0; k < sizeof(files) / sizeof(files[0]); k++)
+    {
+      svn_stringbuf_t *buf = load(files[k]);
+      unsigned char *data = (unsigned char *)buf->data;
+      apr_size_t n = buf->data[buf->len - 1] & 0xff;
+      apr_off_t l2p_off = atol(buf->data + buf->len - 1 - n);
+      apr_off_t p2l_off = atol(strchr(strchr(buf->data + buf->len - 1 - n,
+                                             ' ') + 1, ' ') + 1);
+      svn_fs_fs__l2p_header_t *l2p;
+      apr_uint64_t page;
+
+      assert_null(svn_fs_fs__l2p_check_section(&l2p, data + l2p_off,
+                                               p2l_off - l2p_off, l2p_off,
+                                               files[k], pool));
+      for (page = 0; page < l2p->page_count; page++)
+        {
+          const svn_fs_fs__l2p_page_info_t *info = &l2p->page_table[page];
+          apr_off_t i;
+
+          for (i = info->offset - 1; i < info->offset + info->size; i++)
+            for (m = 0; m < sizeof(masks); m++)
+              {
+                apr_uint64_t *values, value, slot;
+                svn_error_t *err;
+                svn_boolean_t flipped = i >= info->offset;
+
+                svn_pool_clear(iterpool);
+                if (flipped)
+                  data[i] ^= masks[m];
+                err = svn_fs_fs__l2p_page_parse(&values, info,
+                                                data + info->offset,
+                                                l2p_off, "t", iterpool);
+                if (!err)
+                  for (slot = 0; slot < info->entry_count; slot++)
+                    {
+                      assert_null(svn_fs_fs__l2p_page_value(
+                                    &value, info, data + info->offset,
+                                    l2p_off, slot, "t"));
+                      assert_int_equal(value, values[slot]);
+                      compared++;
+                    }
+                svn_error_clear(err);
+                if (flipped)
+                  data[i] ^= masks[m];
+                if (!flipped)
+                  break;        /* the intact page: once */
+              }
+        }
+    }
+  assert_true(compared > 1000);
+  svn_pool_destroy(iterpool);
+}
+
 /* Decode both sections of a stock file and encode them again: the bytes
    must come out identical (the encoders write what the stock module
    writes, including page splits and the P2L filler). */
@@ -640,6 +711,7 @@ main(void)
     cmocka_unit_test(test_bad_images),
     cmocka_unit_test(test_byte_flips),
     cmocka_unit_test(test_p2l_page_find),
+    cmocka_unit_test(test_l2p_page_value),
     cmocka_unit_test(test_l2p_locate),
     cmocka_unit_test(test_roundtrip),
     cmocka_unit_test(test_proto_indexes),
