@@ -250,23 +250,47 @@ test_byte_flips(void **state)
   svn_pool_destroy(iterpool);
 }
 
+/* The positions BUF's footer gives: the L2P section, the P2L section,
+   and the footer itself. */
+static void
+footer_offsets(apr_off_t *l2p_off, apr_off_t *p2l_off, apr_off_t *foot,
+               svn_stringbuf_t *buf)
+{
+  apr_size_t n = buf->data[buf->len - 1] & 0xff;
+  const char *footer = buf->data + buf->len - 1 - n;
+
+  *l2p_off = atol(footer);
+  *p2l_off = atol(strchr(strchr(footer, ' ') + 1, ' ') + 1);
+  *foot = (apr_off_t)(buf->len - 1 - n);
+}
+
 /* The P2L section of the logically addressed file BUF (checked whole). */
 static svn_fs_fs__p2l_header_t *
 p2l_of(svn_stringbuf_t *buf, const char *rel)
 {
-  const unsigned char *data = (const unsigned char *)buf->data;
-  apr_size_t n = buf->data[buf->len - 1] & 0xff;
-  apr_off_t p2l_off = atol(strchr(strchr(buf->data + buf->len - 1 - n, ' ')
-                                  + 1, ' ') + 1);
-  apr_off_t foot = (apr_off_t)(buf->len - 1 - n);
+  apr_off_t l2p_off, p2l_off, foot;
   svn_fs_fs__p2l_header_t *p2l;
   apr_array_header_t *entries;
 
-  assert_null(svn_fs_fs__p2l_check_section(&p2l, &entries, data + p2l_off,
-                                           foot - p2l_off, p2l_off, rel,
-                                           pool));
+  footer_offsets(&l2p_off, &p2l_off, &foot, buf);
+  assert_null(svn_fs_fs__p2l_check_section(
+                &p2l, &entries, (const unsigned char *)buf->data + p2l_off,
+                foot - p2l_off, p2l_off, rel, pool));
   return p2l;
 }
+
+/* Stock-made files for the single-entry lookups: one page and several,
+   revision and pack files. */
+static const char *lookup_files[] = {
+  "good/addressing/r0-f7",
+  "good/addressing/f8small/revs/0/1",    /* 6 L2P pages, 10 P2L pages */
+  "good/addressing/f8small/revs/0/2",
+  "good/addressing/f7p/revs/0.pack/pack",
+  "good/addressing/f7mp/revs/0.pack/pack",
+};
+
+/* The byte masks the lookup tests flip into each byte of a page. */
+static const unsigned char lookup_masks[] = { 0x01, 0x40, 0xff };
 
 /* svn_fs_fs__p2l_page_find() on page PAGE of P2L (bytes in DATA) agrees
    with svn_fs_fs__p2l_page_parse() when that succeeds: each entry's
@@ -319,30 +343,21 @@ page_find_agrees(const svn_fs_fs__p2l_header_t *p2l, apr_uint64_t page,
 }
 
 /* Looking one entry up in a page decodes only part of it, with the same
-   answers and the same checks as decoding it whole: on stock-made files
-   (one page and several, revision and pack files), and on every byte of
-   a page flipped, where whatever the whole decode accepts the lookup
+   answers and the same checks as decoding it whole: on lookup_files, and
+   on every byte of their first pages flipped, where whatever the whole decode accepts the lookup
    must answer alike (and nothing may crash). */
 static void
 test_p2l_page_find(void **state)
 {
-  static const char *files[] = {
-    "good/addressing/r0-f7",
-    "good/addressing/f8small/revs/0/1",    /* 10 P2L pages */
-    "good/addressing/f8small/revs/0/2",
-    "good/addressing/f7p/revs/0.pack/pack",
-    "good/addressing/f7mp/revs/0.pack/pack",
-  };
-  static const unsigned char masks[] = { 0x01, 0x40, 0xff };
   apr_pool_t *iterpool = svn_pool_create(pool);
   int rejected = 0;
   size_t k, m;
 
-  for (k = 0; k < sizeof(files) / sizeof(files[0]); k++)
+  for (k = 0; k < sizeof(lookup_files) / sizeof(lookup_files[0]); k++)
     {
-      svn_stringbuf_t *buf = load(files[k]);
+      svn_stringbuf_t *buf = load(lookup_files[k]);
       unsigned char *data = (unsigned char *)buf->data;
-      svn_fs_fs__p2l_header_t *p2l = p2l_of(buf, files[k]);
+      svn_fs_fs__p2l_header_t *p2l = p2l_of(buf, lookup_files[k]);
       apr_uint64_t page;
 
       for (page = 0; page < p2l->page_count; page++)
@@ -354,13 +369,13 @@ test_p2l_page_find(void **state)
           if (page > 1)
             continue;           /* flips in the first pages suffice */
           for (i = p2l->offsets[page]; i < p2l->offsets[page + 1]; i++)
-            for (m = 0; m < sizeof(masks); m++)
+            for (m = 0; m < sizeof(lookup_masks); m++)
               {
                 svn_pool_clear(iterpool);
-                data[i] ^= masks[m];
+                data[i] ^= lookup_masks[m];
                 if (!page_find_agrees(p2l, page, data, iterpool))
                   rejected++;
-                data[i] ^= masks[m];
+                data[i] ^= lookup_masks[m];
               }
         }
     }
@@ -369,44 +384,35 @@ test_p2l_page_find(void **state)
 }
 
 /* svn_fs_fs__l2p_page_value() agrees with svn_fs_fs__l2p_page_parse() on
-   every slot of every page of stock-made files (one page and several,
-   revision and pack files), and under byte flips of those pages wherever
+   every slot of every page of lookup_files, and under byte flips of those
+   pages wherever
    the whole decode still succeeds (nothing may crash either way). */
 static void
 test_l2p_page_value(void **state)
 {
-  static const char *files[] = {
-    "good/addressing/r0-f7",
-    "good/addressing/f8small/revs/0/1",    /* 6 L2P pages */
-    "good/addressing/f7p/revs/0.pack/pack",
-    "good/addressing/f7mp/revs/0.pack/pack",
-  };
-  static const unsigned char masks[] = { 0x01, 0x40, 0xff };
   apr_pool_t *iterpool = svn_pool_create(pool);
   int compared = 0;
   size_t k, m;
 
-  for (k = 0; k < sizeof(files) / sizeof(files[0]); k++)
+  for (k = 0; k < sizeof(lookup_files) / sizeof(lookup_files[0]); k++)
     {
-      svn_stringbuf_t *buf = load(files[k]);
+      svn_stringbuf_t *buf = load(lookup_files[k]);
       unsigned char *data = (unsigned char *)buf->data;
-      apr_size_t n = buf->data[buf->len - 1] & 0xff;
-      apr_off_t l2p_off = atol(buf->data + buf->len - 1 - n);
-      apr_off_t p2l_off = atol(strchr(strchr(buf->data + buf->len - 1 - n,
-                                             ' ') + 1, ' ') + 1);
+      apr_off_t l2p_off, p2l_off, foot;
       svn_fs_fs__l2p_header_t *l2p;
       apr_uint64_t page;
 
+      footer_offsets(&l2p_off, &p2l_off, &foot, buf);
       assert_null(svn_fs_fs__l2p_check_section(&l2p, data + l2p_off,
                                                p2l_off - l2p_off, l2p_off,
-                                               files[k], pool));
+                                               lookup_files[k], pool));
       for (page = 0; page < l2p->page_count; page++)
         {
           const svn_fs_fs__l2p_page_info_t *info = &l2p->page_table[page];
           apr_off_t i;
 
           for (i = info->offset - 1; i < info->offset + info->size; i++)
-            for (m = 0; m < sizeof(masks); m++)
+            for (m = 0; m < sizeof(lookup_masks); m++)
               {
                 apr_uint64_t *values, value, slot;
                 svn_error_t *err;
@@ -414,7 +420,7 @@ test_l2p_page_value(void **state)
 
                 svn_pool_clear(iterpool);
                 if (flipped)
-                  data[i] ^= masks[m];
+                  data[i] ^= lookup_masks[m];
                 err = svn_fs_fs__l2p_page_parse(&values, info,
                                                 data + info->offset,
                                                 l2p_off, "t", iterpool);
@@ -429,7 +435,7 @@ test_l2p_page_value(void **state)
                     }
                 svn_error_clear(err);
                 if (flipped)
-                  data[i] ^= masks[m];
+                  data[i] ^= lookup_masks[m];
                 if (!flipped)
                   break;        /* the intact page: once */
               }
@@ -447,16 +453,13 @@ roundtrip_file(const char *rel)
 {
   svn_stringbuf_t *buf = load(rel), *l2p_out, *p2l_out;
   const unsigned char *data = (const unsigned char *)buf->data;
-  apr_size_t n = buf->data[buf->len - 1] & 0xff;
-  apr_off_t l2p_off = atol(buf->data + buf->len - 1 - n);
-  apr_off_t p2l_off = atol(strchr(strchr(buf->data + buf->len - 1 - n, ' ')
-                                  + 1, ' ') + 1);
-  apr_off_t foot = (apr_off_t)(buf->len - 1 - n);
+  apr_off_t l2p_off, p2l_off, foot;
   svn_fs_fs__l2p_header_t *l2p;
   svn_fs_fs__p2l_header_t *p2l;
   apr_array_header_t *entries, *revisions;
   apr_uint64_t rel_rev, k;
 
+  footer_offsets(&l2p_off, &p2l_off, &foot, buf);
   assert_null(svn_fs_fs__l2p_check_section(&l2p, data + l2p_off,
                                            p2l_off - l2p_off, l2p_off, rel,
                                            pool));
