@@ -642,8 +642,9 @@ load_l2p_page(const l2p_values_t **result, svn_fs_fs__revfile_t *rev_file,
    first L2P_PREFIX_SLOTS (the changed-path list, the root node-rev and
    a small revision's items): *FOUND is FALSE when this does not apply.
    'svnbench null-log -v' of an unpacked repository asks each revision
-   file for its changed-path list alone, and expanding the whole page
-   for it was 4 % of its instructions (doc/benchmarks.md). */
+   file for its changed-path list alone, and expanding and memoizing
+   the whole page for it cost 7 % of its instructions (doc/benchmarks.md,
+   thirteenth pass). */
 static svn_error_t *
 l2p_value_in_place(apr_uint64_t *value, svn_boolean_t *found,
                    svn_fs_fs__revfile_t *rev_file,
