@@ -1189,9 +1189,23 @@ typedef struct changes_reader_t
   apr_size_t len, pos;
   apr_size_t window;               /* size of the next read */
   svn_boolean_t eof;               /* BUF ends where the file ends */
-  const char *where;
+  svn_revnum_t rev;                /* whose list this is */
+  const char *where;               /* reader_where(); NULL until then */
   apr_pool_t *pool;
+  apr_pool_t *where_pool;          /* where WHERE goes */
 } changes_reader_t;
+
+/* "r<rev> changed-path list" for messages about R's list, formatted
+   when first needed: a log reads a list per revision and hardly ever
+   reports one. */
+static const char *
+reader_where(changes_reader_t *r)
+{
+  if (r->where == NULL)
+    r->where = apr_psprintf(r->where_pool, "r%ld changed-path list",
+                            r->rev);
+  return r->where;
+}
 
 /* Classify the text at R's position (CHANGES-1), refilling as needed. */
 static svn_error_t *
@@ -1206,14 +1220,14 @@ reader_next(svn_fs_fs__change_scan_t *what, apr_size_t *n,
       if (*what != svn_fs_fs__change_scan_incomplete)
         return SVN_NO_ERROR;
       if (r->eof)
-        return svn_fs_fs__corrupt("CHANGES-1", r->where,
+        return svn_fs_fs__corrupt("CHANGES-1", reader_where(r),
                                   "Changed-path list is not terminated");
 
       /* One entry larger than the window: grow the window. */
       if (r->pos == 0 && r->len > 0 && want <= r->len)
         want = r->len * 2;
       if (want > NODEREV_MAX_LEN * 4)
-        return svn_fs_fs__corrupt("CHANGES-1", r->where,
+        return svn_fs_fs__corrupt("CHANGES-1", reader_where(r),
                                   "Changed-path entry is too long");
       r->buf_offset += r->pos;
       svn_pool_clear(r->pool);
@@ -1329,9 +1343,19 @@ read_block(svn_fs_fs__changes_block_t *block, changes_reader_t *r,
         skip--;
       else
         {
-          /* CHANGES-3: "reset" entries never appear in revisions. */
-          SVN_ERR(svn_fs_fs__change_parse(&change, r->buf + r->pos, n,
-                                          FALSE, r->where, result_pool));
+          /* CHANGES-3: "reset" entries never appear in revisions.  The
+             location is formatted only for an error. */
+          svn_error_t *err = svn_fs_fs__change_parse(&change,
+                                                     r->buf + r->pos, n,
+                                                     FALSE, NULL,
+                                                     result_pool);
+          if (err)
+            {
+              svn_error_clear(err);
+              SVN_ERR(svn_fs_fs__change_parse(&change, r->buf + r->pos, n,
+                                              FALSE, reader_where(r),
+                                              result_pool));
+            }
           APR_ARRAY_PUSH(block->changes, svn_fs_fs__change_t *) = change;
         }
       r->pos += n;
@@ -1366,10 +1390,10 @@ list_start(apr_off_t *offset, apr_off_t *trailer, svn_fs_t *fs,
    list read as empty, and 'svn log -v' and 'svnadmin dump' printed a
    revision without its changes where stock reported the damage.
    TRAILER_OFFSET is the trailer line's offset if list_start() just
-   read it, else -1 (then it is read here). */
+   read it, else -1 (then it is read here).  R is the list's reader. */
 static svn_error_t *
 check_list_end(svn_fs_t *fs, svn_fs_fs__revfile_t *file, svn_revnum_t rev,
-               apr_off_t end, apr_off_t trailer_offset, const char *where,
+               apr_off_t end, apr_off_t trailer_offset, changes_reader_t *r,
                apr_pool_t *scratch_pool)
 {
   apr_off_t root_offset, changes_offset;
@@ -1381,7 +1405,7 @@ check_list_end(svn_fs_t *fs, svn_fs_fs__revfile_t *file, svn_revnum_t rev,
                                    &trailer_offset, fs, file, rev,
                                    scratch_pool));
   if (end != trailer_offset)
-    return svn_fs_fs__corrupt("CHANGES-7", where,
+    return svn_fs_fs__corrupt("CHANGES-7", reader_where(r),
              "Changed-path list ends at offset %" APR_OFF_T_FMT ", not at "
              "the revision trailer (offset %" APR_OFF_T_FMT ")", end,
              trailer_offset);
@@ -1402,7 +1426,8 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
   apr_off_t trailer = -1;          /* physical: where the list ends */
 
   memset(&r, 0, sizeof(r));
-  r.where = apr_psprintf(scratch_pool, "r%ld changed-path list", rev);
+  r.rev = rev;
+  r.where_pool = scratch_pool;
   r.pool = svn_pool_create(scratch_pool);
   r.buf = "";
   r.window = CHANGES_FIRST_READ;
@@ -1432,7 +1457,7 @@ load_block(svn_fs_fs__changes_block_t *block, svn_fs_t *fs,
     block_starts_note(starts, block_no + 1, block->next_offset);
   else
     SVN_ERR(check_list_end(fs, r.file, rev, block->next_offset, trailer,
-                           r.where, scratch_pool));
+                           &r, scratch_pool));
   SVN_ERR(svn_fs_fs__revfile_close(r.file));
   svn_pool_destroy(r.pool);
   return SVN_NO_ERROR;

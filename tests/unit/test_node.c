@@ -444,6 +444,9 @@ test_changes_end_at_trailer(void **state)
   fs->path = (char *)svn_dirent_join(dir, "db", pool);
   check(svn_fs_fs__open_repo(fs, fs->path, pool));
   err = svn_fs_fs__rev_changes(&changes, fs, 8, pool, pool);
+  /* The message names the list (formatted only for the error). */
+  assert_non_null(err);
+  assert_non_null(strstr(err->message, "r8 changed-path list"));
   vector_check_error(err, SVN_ERR_FS_CORRUPT, "CHANGES-7",
                      "changes offset one byte early");
   /* The undamaged revisions before it still read. */
