@@ -234,6 +234,7 @@ typedef struct slot_file_t
   void *memo[SVN_FS_FS__REVFILE_MEMO_SLOTS];
 
   apr_size_t block_size;
+  int owned_blocks;               /* BLOCKS holding set-owned buffers  */
   int block_count;                /* entries of BLOCKS                 */
   read_block_t blocks[];          /* BLOCK_COUNT entries (new_slot)    */
 } slot_file_t;
@@ -743,6 +744,7 @@ owned_add(file_set_t *set, read_block_t *b, slot_file_t *owner)
   b->owner = owner;
   b->owned_at = set->owned_count;
   set->owned[set->owned_count++] = b;
+  owner->owned_blocks++;
 }
 
 /* Block B gives its buffer of SET up. */
@@ -753,6 +755,7 @@ owned_remove(file_set_t *set, read_block_t *b)
 
   set->owned[b->owned_at] = last;
   last->owned_at = b->owned_at;
+  b->owner->owned_blocks--;
 }
 
 /* Give the set-owned block buffers of SHARED, which is about to be
@@ -763,7 +766,8 @@ return_blocks(slot_file_t *shared)
   file_set_t *set = shared->set;
   int k;
 
-  for (k = 0; k < shared->block_count; k++)
+  /* Most slots (small files, images) never had one: skip the walk. */
+  for (k = 0; k < shared->block_count && shared->owned_blocks > 0; k++)
     if (shared->blocks[k].data && shared->blocks[k].set_owned)
       {
         ghost_add(shared, shared->blocks[k].start);
