@@ -633,6 +633,23 @@ load_l2p_page(const l2p_values_t **result, svn_fs_fs__revfile_t *rev_file,
   return SVN_NO_ERROR;
 }
 
+/* *DATA: the LEN bytes at OFFSET of REV_FILE where they lie in its read
+   block (read now if need be), or NULL when they reach past that block.
+   For the in-place index lookups below. */
+static svn_error_t *
+bytes_in_block(const unsigned char **data, svn_fs_fs__revfile_t *rev_file,
+               apr_off_t offset, apr_size_t len)
+{
+  apr_size_t available;
+  apr_off_t block_start;
+
+  SVN_ERR(svn_fs_fs__revfile_block(data, &available, &block_start, rev_file,
+                                   offset));
+  if (available < len)
+    *data = NULL;
+  return SVN_NO_ERROR;
+}
+
 /* Entries of an L2P page that a lookup decodes in place rather than
    expanding and memoizing the page (l2p_value_in_place()). */
 #define L2P_PREFIX_SLOTS 16
@@ -654,16 +671,13 @@ l2p_value_in_place(apr_uint64_t *value, svn_boolean_t *found,
 {
   const svn_fs_fs__l2p_page_info_t *info = &header->page_table[page_no];
   const unsigned char *data;
-  apr_size_t len;
-  apr_off_t block_start;
 
   *found = FALSE;
   if (rev_file->is_packed || slot >= L2P_PREFIX_SLOTS
       || slot >= info->entry_count)
     return SVN_NO_ERROR;
-  SVN_ERR(svn_fs_fs__revfile_block(&data, &len, &block_start, rev_file,
-                                   info->offset));
-  if (len < info->size)
+  SVN_ERR(bytes_in_block(&data, rev_file, info->offset, info->size));
+  if (data == NULL)
     return SVN_NO_ERROR;        /* split between blocks: expand it */
   SVN_ERR(svn_fs_fs__l2p_page_value(value, info, data, rev_file->l2p_offset,
                                     slot, where_of(rev_file, scratch_pool)));
@@ -1082,8 +1096,6 @@ scan_small_p2l_page(svn_fs_fs__p2l_entry_t **entry, svn_boolean_t *scanned,
 {
   apr_off_t page_len;
   const unsigned char *data;
-  apr_size_t len;
-  apr_off_t block_start;
   svn_fs_fs__p2l_entry_t found_entry;
   svn_boolean_t found;
 
@@ -1093,9 +1105,9 @@ scan_small_p2l_page(svn_fs_fs__p2l_entry_t **entry, svn_boolean_t *scanned,
   page_len = header->offsets[1] - header->offsets[0];
   if (page_len <= 0 || page_len > SMALL_P2L_PAGE_BYTES)
     return SVN_NO_ERROR;
-  SVN_ERR(svn_fs_fs__revfile_block(&data, &len, &block_start, rev_file,
-                                   header->offsets[0]));
-  if (len < (apr_size_t)page_len)
+  SVN_ERR(bytes_in_block(&data, rev_file, header->offsets[0],
+                         (apr_size_t)page_len));
+  if (data == NULL)
     return SVN_NO_ERROR;        /* split between blocks: expand it */
   SVN_ERR(svn_fs_fs__p2l_page_find(&found_entry, &found, header, 0, data,
                                    offset, where_of(rev_file, result_pool)));
@@ -1117,6 +1129,7 @@ entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_boolean_t *at_hand,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const svn_fs_fs__p2l_header_t *header;
   const p2l_span_t *page;
+  svn_boolean_t memoized;
   apr_uint64_t page_no;
   apr_int64_t k;
 
@@ -1131,7 +1144,8 @@ entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_boolean_t *at_hand,
     return SVN_NO_ERROR;
   page_no = (apr_uint64_t)offset / header->page_size;
   page = memo_page(rev_file, MEMO_P2L_PAGE);
-  if (page == NULL || page->page != page_no)
+  memoized = page != NULL && page->page == page_no;
+  if (!memoized)
     {
       svn_boolean_t scanned;
 
@@ -1140,8 +1154,7 @@ entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_boolean_t *at_hand,
       if (scanned)
         return SVN_NO_ERROR;
     }
-  if ((page == NULL || page->page != page_no)
-      && index_cache(ffd->p2l_page_cache, rev_file))
+  if (!memoized && index_cache(ffd->p2l_page_cache, rev_file))
     {
       index_key_t key = make_key(rev_file, page_no);
       svn_boolean_t found;
@@ -1159,7 +1172,7 @@ entry_lookup(svn_fs_fs__p2l_entry_t **entry, svn_boolean_t *at_hand,
       if (found && (apr_uint64_t)offset % header->page_size != 0)
         return SVN_NO_ERROR;
     }
-  if (!expand && (page == NULL || page->page != page_no))
+  if (!expand && !memoized)
     {
       *at_hand = FALSE;
       return SVN_NO_ERROR;

@@ -588,12 +588,12 @@ typedef struct p2l_page_cursor_t
   apr_uint64_t offset;           /* where the next entry starts */
 } p2l_page_cursor_t;
 
-/* Start decoding page PAGE of HEADER from DATA; *EMPTY says the page
-   lists no entries (it lies inside a large item, P2L-5). */
+/* Start decoding page PAGE of HEADER from DATA.  A page inside a large
+   item lists no entries (P2L-5): then PC's cursor is at its end at once. */
 static svn_error_t *
-p2l_page_start(p2l_page_cursor_t *pc, svn_boolean_t *empty,
-               const svn_fs_fs__p2l_header_t *header, apr_uint64_t page,
-               const unsigned char *data, const char *where)
+p2l_page_start(p2l_page_cursor_t *pc, const svn_fs_fs__p2l_header_t *header,
+               apr_uint64_t page, const unsigned char *data,
+               const char *where)
 {
   apr_off_t start = header->offsets[page];
   apr_off_t stop = header->offsets[page + 1];
@@ -603,8 +603,7 @@ p2l_page_start(p2l_page_cursor_t *pc, svn_boolean_t *empty,
   pc->rev = header->first_revision;
   cursor_init(&pc->c, data, (apr_size_t)(stop - start), start, stop, where,
               "P2L-4");
-  *empty = pc->c.p == pc->c.end;
-  if (*empty)
+  if (pc->c.p == pc->c.end)
     return SVN_NO_ERROR;
   return svn_error_trace(read_u(&pc->offset, &pc->c));
 }
@@ -644,10 +643,9 @@ svn_fs_fs__p2l_page_parse(apr_array_header_t *entries,
                           const char *where)
 {
   p2l_page_cursor_t pc;
-  svn_boolean_t empty;
 
-  SVN_ERR(p2l_page_start(&pc, &empty, header, page, data, where));
-  while (!empty && pc.c.p < pc.c.end)
+  SVN_ERR(p2l_page_start(&pc, header, page, data, where));
+  while (pc.c.p < pc.c.end)
     SVN_ERR(p2l_page_next(apr_array_push(entries), &pc));
   return SVN_NO_ERROR;
 }
@@ -660,11 +658,10 @@ svn_fs_fs__p2l_page_find(svn_fs_fs__p2l_entry_t *entry,
                          apr_off_t offset, const char *where)
 {
   p2l_page_cursor_t pc;
-  svn_boolean_t empty;
 
   *found = FALSE;
-  SVN_ERR(p2l_page_start(&pc, &empty, header, page, data, where));
-  while (!empty && pc.c.p < pc.c.end)
+  SVN_ERR(p2l_page_start(&pc, header, page, data, where));
+  while (pc.c.p < pc.c.end)
     {
       SVN_ERR(p2l_page_next(entry, &pc));
       if (entry->offset >= offset)

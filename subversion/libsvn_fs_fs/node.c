@@ -1190,21 +1190,16 @@ typedef struct changes_reader_t
   apr_size_t window;               /* size of the next read */
   svn_boolean_t eof;               /* BUF ends where the file ends */
   svn_revnum_t rev;                /* whose list this is */
-  const char *where;               /* reader_where(); NULL until then */
   apr_pool_t *pool;
-  apr_pool_t *where_pool;          /* where WHERE goes */
+  apr_pool_t *where_pool;          /* for reader_where() */
 } changes_reader_t;
 
-/* "r<rev> changed-path list" for messages about R's list, formatted
-   when first needed: a log reads a list per revision and hardly ever
-   reports one. */
+/* "r<rev> changed-path list" for an error about R's list, formatted only
+   then: a log reads a list per revision and hardly ever reports one. */
 static const char *
 reader_where(changes_reader_t *r)
 {
-  if (r->where == NULL)
-    r->where = apr_psprintf(r->where_pool, "r%ld changed-path list",
-                            r->rev);
-  return r->where;
+  return apr_psprintf(r->where_pool, "r%ld changed-path list", r->rev);
 }
 
 /* Classify the text at R's position (CHANGES-1), refilling as needed. */
