@@ -41,6 +41,11 @@
  * size of the file.  Should a view ever move backwards, the source simply
  * rewinds and decodes again from its start: slow but correct.
  *
+ * Only the source that decodes holds its window's stored bytes: the
+ * others are waiting for a base, and a window's body is loaded after
+ * its base has produced the view (peek_window(), then load_body()), so
+ * that a deep chain's input buffers are not all held at once.
+ *
  * All buffers of a read live in one pool (the stream's) and are reused
  * from window to window; nothing is allocated per window once they have
  * reached the largest window size.  Small representations are fetched
@@ -72,6 +77,18 @@
 /* Bytes fetched together with a representation header, and the size of
    later refills of the svndiff input buffer. */
 #define PREFETCH_SIZE (64 * 1024)
+
+/* A link of a delta chain waits while its base decodes the bytes its
+   window reads, and every link above waits too: each held its input
+   buffer meanwhile, a window's stored bytes or a 64 kB prefetch.  For a
+   binary file deltified 15 links deep (maven's site image, 230 kB) that
+   was 1.4 MB at once, the largest part of a whole-history dump's peak
+   RSS above stock's.  So a waiting link keeps at most IDLE_INPUT_MAX
+   bytes of buffer (more goes back to the read's spares, for the links
+   below to reuse), and a link with a base refills its input with its
+   window plus at most BASED_PREFETCH bytes of the windows after it. */
+#define IDLE_INPUT_MAX (32 * 1024)
+#define BASED_PREFETCH (16 * 1024)
 
 /* Most memory svn_fs_fs__rep_contents allocates ahead of the data. */
 #define CONTENTS_CHUNK (4 * 1024 * 1024)
@@ -630,10 +647,24 @@ reader_release(reader_t *r)
     svn_fs_fs__svndiff_buffers_free(r->bufs);
 }
 
-/* Make sure bytes [SRC->read_pos, SRC->read_pos + NEED) of SRC's data are
-   in its input window.  NEED may reach into the trailer (REP-5). */
+/* REP-3: whether LEN bytes at OFFSET of SRC's data lie inside its file.
+   Checked before allocating or reading: a damaged size must not cost
+   memory. */
 static svn_error_t *
-ensure_input(rep_src_t *src, apr_size_t need)
+check_in_file(rep_src_t *src, svn_filesize_t offset, apr_size_t len)
+{
+  if (src->data_start + offset + (apr_off_t)len > src->file->file_size)
+    return svn_fs_fs__corrupt("REP-3", src_where(src),
+                              "Representation extends beyond the end of "
+                              "its file");
+  return SVN_NO_ERROR;
+}
+
+/* Make sure bytes [SRC->read_pos, SRC->read_pos + NEED) of SRC's data are
+   in its input window, reading up to PREFETCH bytes (at least NEED) when
+   they are not.  NEED may reach into the trailer (REP-5). */
+static svn_error_t *
+ensure_input_upto(rep_src_t *src, apr_size_t need, apr_size_t prefetch)
 {
   svn_filesize_t limit = src->data_len + SVN_FS_FS__REP_TRAILER_LEN;
   apr_size_t keep, want;
@@ -647,18 +678,13 @@ ensure_input(rep_src_t *src, apr_size_t need)
   keep = (src->read_pos >= src->in_pos
           && src->read_pos < src->in_pos + (svn_filesize_t)src->in_len)
        ? (apr_size_t)(src->in_pos + src->in_len - src->read_pos) : 0;
-  want = need > PREFETCH_SIZE ? need : PREFETCH_SIZE;
+  want = need > prefetch ? need : prefetch;
   if ((svn_filesize_t)want > limit - src->read_pos)
     want = (apr_size_t)(limit - src->read_pos);
   if (want < need)
     return svn_fs_fs__corrupt("REP-3", src_where(src),
                               "Read beyond the end of the representation");
-  /* Check before allocating: a damaged size must not cost memory. */
-  if (src->data_start + src->read_pos + (apr_off_t)want
-      > src->file->file_size)
-    return svn_fs_fs__corrupt("REP-3", src_where(src),
-                              "Representation extends beyond the end of "
-                              "its file");
+  SVN_ERR(check_in_file(src, src->read_pos, want));
 
   if (src->own_in_cap < want)
     {
@@ -681,6 +707,27 @@ ensure_input(rep_src_t *src, apr_size_t need)
   src->in_pos = src->read_pos;
   src->in_len = want;
   return SVN_NO_ERROR;
+}
+
+static svn_error_t *
+ensure_input(rep_src_t *src, apr_size_t need)
+{
+  return svn_error_trace(ensure_input_upto(src, need, PREFETCH_SIZE));
+}
+
+/* SRC is about to wait for its base: hand an input buffer larger than
+   IDLE_INPUT_MAX back to the read's spares (its bytes are read again
+   when SRC's window needs them). */
+static void
+idle_input(rep_src_t *src)
+{
+  if (src->own_in_cap <= IDLE_INPUT_MAX)
+    return;
+  give_buffer(src->reader, src->own_in, src->own_in_cap);
+  src->own_in = NULL;
+  src->own_in_cap = 0;
+  src->in = NULL;
+  src->in_len = 0;
 }
 
 /* Open the proto-revision file of TXN_ID for R (a private handle: the
@@ -1214,6 +1261,9 @@ open_chain(rep_src_t **top, reader_t *r, svn_revnum_t rev,
       if (src->header.kind != svn_fs_fs__rep_delta)
         return SVN_NO_ERROR;
       SVN_ERR(check_base(src, rev, item, depth));
+      /* SRC will wait for the base opened next: its prefetch buffer can
+         serve that one's. */
+      idle_input(src);
       rev = src->header.base_revision;
       item = src->header.base_item_index;
       size = src->header.base_length;
@@ -1277,21 +1327,33 @@ check_trailer(rep_src_t *src)
   return SVN_NO_ERROR;
 }
 
-/* Parse the next window header of DELTA source SRC into *W, load the
-   whole window into the input buffer and point *BODY at its sections.
-   *TOTAL is the window's stored size. */
+/* Parse the next window header of DELTA source SRC into *W; *TOTAL is
+   the window's stored size.  The header is read from the input buffer
+   if it is there, else on its own: the body is loaded later
+   (load_body()), after SRC's base has decoded what the window needs. */
 static svn_error_t *
-load_window(svn_fs_fs__svndiff_window_t *w, const char **body,
-            apr_size_t *total, rep_src_t *src)
+peek_window(svn_fs_fs__svndiff_window_t *w, apr_size_t *total,
+            rep_src_t *src)
 {
   svn_boolean_t complete;
   apr_size_t avail = (apr_size_t)(src->data_len - src->read_pos);
   apr_size_t head = MIN(avail, SVN_FS_FS__SVNDIFF_WINDOW_HEADER_MAX);
+  char local[SVN_FS_FS__SVNDIFF_WINDOW_HEADER_MAX];
+  const char *at;
 
-  SVN_ERR(ensure_input(src, head));
-  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_parse_window(
-                           w, &complete,
-                           src->in + (src->read_pos - src->in_pos), head),
+  if (src->in && src->read_pos >= src->in_pos
+      && src->read_pos + (svn_filesize_t)head
+         <= src->in_pos + (svn_filesize_t)src->in_len)
+    at = src->in + (src->read_pos - src->in_pos);
+  else
+    {
+      SVN_ERR(check_in_file(src, src->read_pos, head));
+      SVN_ERR(svn_fs_fs__revfile_read(local, head, src->file,
+                                      src->data_start + src->read_pos));
+      at = local;
+    }
+  SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_parse_window(w, &complete, at,
+                                                         head),
                          src));
   *total = w->header_len + w->ins_len + w->new_len;
   if (!complete || *total > avail)
@@ -1299,12 +1361,31 @@ load_window(svn_fs_fs__svndiff_window_t *w, const char **body,
                                    "SVNDIFF-13", src_where(src),
                                    "Delta window runs past the end of the "
                                    "representation");
-  SVN_ERR(ensure_input(src, *total));
+  return SVN_NO_ERROR;
+}
+
+/* Load the whole window of SRC that peek_window() just parsed (W, TOTAL
+   bytes stored) into the input buffer and point *BODY at its sections. */
+static svn_error_t *
+load_body(const char **body, rep_src_t *src,
+          const svn_fs_fs__svndiff_window_t *w, apr_size_t total)
+{
+  SVN_ERR(ensure_input_upto(src, total, src->base ? BASED_PREFETCH
+                                                  : PREFETCH_SIZE));
   *body = src->in + (src->read_pos - src->in_pos) + w->header_len;
   return SVN_NO_ERROR;
 }
 
-/* Decode the window of DELTA source SRC that load_window() just loaded
+/* peek_window() and load_body() at once. */
+static svn_error_t *
+load_window(svn_fs_fs__svndiff_window_t *w, const char **body,
+            apr_size_t *total, rep_src_t *src)
+{
+  SVN_ERR(peek_window(w, total, src));
+  return svn_error_trace(load_body(body, src, w, *total));
+}
+
+/* Decode the window of DELTA source SRC that load_body() just loaded
    (W, sections at BODY, TOTAL bytes stored) into DW and move SRC past
    it.  SVNDIFF-5: a delta against the empty text has no source view. */
 static svn_error_t *
@@ -1372,7 +1453,7 @@ window_for(const svn_fs_fs__dwin_t **result, svn_filesize_t *tpos,
       const char *body;
       apr_size_t total;
 
-      SVN_ERR(load_window(&w, &body, &total, src));
+      SVN_ERR(peek_window(&w, &total, src));
       if (src->next_tpos + (svn_filesize_t)w.tview_len <= offset)
         {
           /* A window nobody asked for: skip it undecoded. */
@@ -1388,7 +1469,11 @@ window_for(const svn_fs_fs__dwin_t **result, svn_filesize_t *tpos,
         return SVN_NO_ERROR;
       src->win_valid = FALSE;
       src->win_tpos = src->next_tpos;
+      SVN_ERR(load_body(&body, src, &w, total));
       SVN_ERR(parse_loaded_window(&src->win, src, &w, body, total));
+      /* The consumer composes with the window and asks the links below:
+         SRC waits now. */
+      idle_input(src);
       src->win_valid = TRUE;
       if (end <= src->win_tpos + (svn_filesize_t)w.tview_len)
         {
@@ -1420,6 +1505,14 @@ compose_down(svn_fs_fs__dwin_t **result, rep_src_t **base, rep_src_t *src,
                          cur->sview_len));
       if (!bw || !svn_fs_fs__dwin_compose(next, cur, bw, btpos))
         break;
+      /* Writers pair the windows of a delta with those of its base one
+         to one (100 kB of source per 100 kB of target), so the next
+         window of SRC composes with the next one of BELOW: free this
+         one rather than keep a window at every link (1.3 MB for a
+         binary file 15 links deep).  Should it be asked for again, the
+         link decodes from its start (slow, but right). */
+      svn_fs_fs__dwin_free(&below->win);
+      below->win_valid = FALSE;
       cur = next;
       below = below->base;
     }
@@ -1451,20 +1544,22 @@ output_for(rep_src_t *src, apr_size_t n)
   return target;
 }
 
-/* Append the window of SRC that load_window() just loaded (W, sections
-   at BODY, TOTAL bytes stored) to SRC's output, reading its source view
-   from SRC's base as bytes. */
+/* Append the window of SRC that peek_window() just parsed (W, TOTAL
+   bytes stored) to SRC's output, reading its source view from SRC's base
+   as bytes. */
 static svn_error_t *
 decode_direct(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
-              const char *body, apr_size_t total)
+              apr_size_t total)
 {
   svn_fs_fs__svndiff_sections_t sections;
   const char *source = NULL;
+  const char *body;
   char *target;
 
   /* Before the sections: the base may decode with the shared buffers. */
   if (w->sview_len)
     SVN_ERR(src_get(&source, src->base, w->sview_offset, w->sview_len));
+  SVN_ERR(load_body(&body, src, w, total));
   target = output_for(src, w->tview_len);
   SVN_ERR(wrap_src_error(svn_fs_fs__svndiff_decode_sections(
                            &sections, w, src->version,
@@ -1484,13 +1579,16 @@ decode_direct(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
    deepest source that does not line up. */
 static svn_error_t *
 decode_composed(rep_src_t *src, const svn_fs_fs__svndiff_window_t *w,
-                const char *body, apr_size_t total)
+                apr_size_t total)
 {
   svn_fs_fs__dwin_t *dw;
   rep_src_t *base;
   const char *source = NULL;
+  const char *body;
 
+  SVN_ERR(load_body(&body, src, w, total));
   SVN_ERR(parse_loaded_window(&src->comp[0], src, w, body, total));
+  idle_input(src);
   SVN_ERR(compose_down(&dw, &base, src, &src->comp[0], src->base));
   if (base)
     SVN_ERR(src_get(&source, base, dw->sview_offset, dw->sview_len));
@@ -1555,7 +1653,6 @@ decode_window(rep_src_t *src)
   svn_fs_fs__svndiff_window_t w;
   const svn_fs_fs__dwin_t *bw = NULL;
   svn_filesize_t btpos = 0;
-  const char *body;
   apr_size_t total;
 
   if (src->read_pos >= src->data_len)
@@ -1571,19 +1668,22 @@ decode_window(rep_src_t *src)
       src->out_len = 0;
     }
 
-  SVN_ERR(load_window(&w, &body, &total, src));
+  SVN_ERR(peek_window(&w, &total, src));
   if (w.sview_len && !src->base)
     return svn_fs_fs__corrupt_code(SVN_ERR_SVNDIFF_CORRUPT_WINDOW,
                                    "SVNDIFF-5", src_where(src),
                                    "Delta against the empty text "
                                    "has a source view");
   if (w.sview_len)
-    SVN_ERR(window_for(&bw, &btpos, src->base, w.sview_offset,
-                       w.sview_len));
+    {
+      idle_input(src);
+      SVN_ERR(window_for(&bw, &btpos, src->base, w.sview_offset,
+                         w.sview_len));
+    }
   if (bw)
-    SVN_ERR(decode_composed(src, &w, body, total));
+    SVN_ERR(decode_composed(src, &w, total));
   else
-    SVN_ERR(decode_direct(src, &w, body, total));
+    SVN_ERR(decode_direct(src, &w, total));
   measure_memory(src);
   /* That was SRC's last window: the chain below will not be asked
      again. */

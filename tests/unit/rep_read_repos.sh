@@ -4,7 +4,9 @@
 # one packed with 4-revision shards.  Files change a little in every
 # revision, so reps form delta chains (linear and skip-delta); one file is
 # larger than two delta windows, one (20 kB) has the length of a thrifty
-# REP-9 proof, one is incompressible.
+# REP-9 proof, one is incompressible, and one (churn.bin) is an
+# incompressible 234 kB that keeps only its first 4 kB from revision to
+# revision: deep chains of windows that are almost all new data.
 set -e
 dir=$1
 # The stock commits below take a minute on a busy machine, so the result
@@ -29,8 +31,11 @@ make_content() {   # make_content REV
   printf 'small file, revision %s\n' "$1" > small.txt
   head -c 3000 big.txt | tr 'a-z' 'b-za' > mid.txt
   head -c 20000 big.txt | tr 'a-z' 'n-za-m' > medium.txt
+  { head -c 4096 churn.bin; head -c 230000 /dev/urandom; } > churn.new
+  mv churn.new churn.bin
 }
 head -c 150000 /dev/urandom > random.bin
+head -c 4096 /dev/urandom > churn.bin
 
 for spec in f6:1.8:zlib f7:1.9:zlib f7p:1.9:zlib f8:1.10:lz4 f8none:1.10:none; do
   name=${spec%%:*}; rest=${spec#*:}; compat=${rest%%:*}; comp=${rest#*:}
@@ -50,7 +55,7 @@ for spec in f6:1.8:zlib f7:1.9:zlib f7p:1.9:zlib f8:1.10:lz4 f8none:1.10:none; d
     make_content $r
     svnmucc -m "r$r" -U "$url" put big.txt trunk/big.txt \
       put small.txt trunk/small.txt put mid.txt trunk/d/mid$((r % 3)).txt \
-      put medium.txt trunk/d/medium.txt \
+      put medium.txt trunk/d/medium.txt put churn.bin trunk/churn.bin \
       propset "p$r" "value $r" trunk/small.txt >/dev/null
   done
   if [ "$name" = f7p ]; then

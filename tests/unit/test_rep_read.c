@@ -912,13 +912,16 @@ test_crafted_chain(void **state)
   check(svn_io_remove_dir2(dir, FALSE, NULL, NULL, pool), "rm");
 }
 
-/* Reading a delta chain holds memory for about one window per chain,
-   not one per link: the windows of the links are composed (op lists and
-   new data) and only the composite is run.  big.txt (270 kB, three
-   100 kB windows) changes in each of 22 revisions, so its reps have
-   chains of up to 16 links; decoding each link into a window buffer of
-   its own, as the reader did before, held over 1.5 MB for the deepest
-   (one 116 kB buffer per link: 1.99 MB); composed, 0.65 MB. */
+/* Reading a delta chain holds memory for a few windows per chain, not
+   one per link: the windows of the links are composed (op lists and new
+   data) and only the composite is run, and a link waiting for its base
+   holds neither its stored window nor a window parsed for composing.
+   big.txt (270 kB, three 100 kB windows) changes in each of 22
+   revisions, so its reps have chains of up to 16 links; decoding each
+   link into a window buffer of its own, as the reader once did, held
+   1.99 MB for the deepest.  churn.bin (234 kB, nearly all new in each
+   revision) has windows of ~100 kB of stored new data per link: holding
+   each waiting link's input and parsed window took 5.4 MB, now 1.1. */
 static void
 test_chain_memory_bound(void **state)
 {
@@ -950,7 +953,7 @@ test_chain_memory_bound(void **state)
         fprintf(stderr, "%s: largest text %lu, read memory peak %lu\n",
                 repo, (unsigned long)largest, (unsigned long)worst);
       if (largest > 200 * 1024)
-        assert_true(worst > 0 && worst < 900 * 1024);
+        assert_true(worst > 0 && worst < 1536 * 1024);
     }
 }
 
