@@ -829,8 +829,10 @@ put_file(const char *dir, const char *name, const svn_stringbuf_t *data)
    windows compose with L1's (view = one L1 window), span two of them,
    line up again after that, move backwards into bytes still decoded and
    beyond them (REP-8 is only a promise; the reader must rewind), and
-   have no source view at all.  The reader's text must be what decoding
-   L1, then L0, gives. */
+   have no source view at all.  The first two take halves of one L1
+   window in turn: the reader frees a base window once composed (writers
+   pair windows one to one), so the second must find its bytes anew.
+   The reader's text must be what decoding L1, then L0, gives. */
 static void
 test_crafted_chain(void **state)
 {
@@ -839,6 +841,8 @@ test_crafted_chain(void **state)
     { 0, 41100, 58900, 0 } };
   static const struct { apr_size_t soff, slen; crafted_op_t ops[3]; int n; }
     l0[] = {
+      { 100000, 50000, { { 0, 0, 50000, 0 } }, 1 },
+      { 150000, 50000, { { 2, 0, 7, 'd' }, { 0, 7, 49993, 0 } }, 2 },
       { 0, 100000, { { 2, 0, 10, 'a' }, { 0, 10, 99990, 0 } }, 2 },
       { 50000, 100000, { { 0, 0, 100000, 0 } }, 1 },
       { 200000, 100000, { { 0, 100, 99900, 0 }, { 2, 0, 100, 'b' } }, 2 },
