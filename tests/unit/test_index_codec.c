@@ -342,106 +342,151 @@ page_find_agrees(const svn_fs_fs__p2l_header_t *p2l, apr_uint64_t page,
   return TRUE;
 }
 
+/* A check of one index page: TRUE when the whole decode of the page at
+   DATA succeeded (and the lookup agreed with it: the check asserts
+   that), FALSE when the whole decode failed. */
+typedef svn_boolean_t (*page_check_t)(const unsigned char *data,
+                                      void *baton, apr_pool_t *scratch);
+
+/* Run CHECK (with BATON) once for each byte in [START, END) of DATA
+   flipped by each of lookup_masks, restoring it after; returns how many
+   of those runs the whole decode rejected. */
+static int
+count_flip_rejects(unsigned char *data, apr_off_t start, apr_off_t end,
+                   page_check_t check, void *baton, apr_pool_t *iterpool)
+{
+  int rejected = 0;
+  apr_off_t i;
+  size_t m;
+
+  for (i = start; i < end; i++)
+    for (m = 0; m < sizeof(lookup_masks); m++)
+      {
+        svn_pool_clear(iterpool);
+        data[i] ^= lookup_masks[m];
+        if (!check(data, baton, iterpool))
+          rejected++;
+        data[i] ^= lookup_masks[m];
+      }
+  return rejected;
+}
+
+/* page_check_t for page P2L_PAGE->page of P2L_PAGE->p2l. */
+typedef struct p2l_page_t
+{
+  const svn_fs_fs__p2l_header_t *p2l;
+  apr_uint64_t page;
+} p2l_page_t;
+
+static svn_boolean_t
+p2l_find_check(const unsigned char *data, void *baton, apr_pool_t *scratch)
+{
+  p2l_page_t *b = baton;
+
+  return page_find_agrees(b->p2l, b->page, data, scratch);
+}
+
 /* Looking one entry up in a page decodes only part of it, with the same
    answers and the same checks as decoding it whole: on lookup_files, and
-   on every byte of their first pages flipped, where whatever the whole decode accepts the lookup
-   must answer alike (and nothing may crash). */
+   on every byte of their first pages flipped, where whatever the whole
+   decode accepts the lookup must answer alike (and nothing may crash). */
 static void
 test_p2l_page_find(void **state)
 {
   apr_pool_t *iterpool = svn_pool_create(pool);
   int rejected = 0;
-  size_t k, m;
+  size_t k;
 
   for (k = 0; k < sizeof(lookup_files) / sizeof(lookup_files[0]); k++)
     {
       svn_stringbuf_t *buf = load(lookup_files[k]);
       unsigned char *data = (unsigned char *)buf->data;
-      svn_fs_fs__p2l_header_t *p2l = p2l_of(buf, lookup_files[k]);
-      apr_uint64_t page;
+      p2l_page_t b;
 
-      for (page = 0; page < p2l->page_count; page++)
+      b.p2l = p2l_of(buf, lookup_files[k]);
+      for (b.page = 0; b.page < b.p2l->page_count; b.page++)
         {
-          apr_off_t i;
-
           svn_pool_clear(iterpool);
-          assert_true(page_find_agrees(p2l, page, data, iterpool));
-          if (page > 1)
-            continue;           /* flips in the first pages suffice */
-          for (i = p2l->offsets[page]; i < p2l->offsets[page + 1]; i++)
-            for (m = 0; m < sizeof(lookup_masks); m++)
-              {
-                svn_pool_clear(iterpool);
-                data[i] ^= lookup_masks[m];
-                if (!page_find_agrees(p2l, page, data, iterpool))
-                  rejected++;
-                data[i] ^= lookup_masks[m];
-              }
+          assert_true(page_find_agrees(b.p2l, b.page, data, iterpool));
+          if (b.page <= 1)      /* flips in the first pages suffice */
+            rejected += count_flip_rejects(data, b.p2l->offsets[b.page],
+                                           b.p2l->offsets[b.page + 1],
+                                           p2l_find_check, &b, iterpool);
         }
     }
   assert_true(rejected > 0);
   svn_pool_destroy(iterpool);
 }
 
+/* page_check_t for the L2P page INFO of a file whose item data ends at
+   L2P_OFF: svn_fs_fs__l2p_page_value() gives every slot the value
+   svn_fs_fs__l2p_page_parse() does; COMPARED counts the slots. */
+typedef struct l2p_page_t
+{
+  const svn_fs_fs__l2p_page_info_t *info;
+  apr_off_t l2p_off;
+  int compared;
+} l2p_page_t;
+
+static svn_boolean_t
+l2p_value_check(const unsigned char *data, void *baton, apr_pool_t *scratch)
+{
+  l2p_page_t *b = baton;
+  const unsigned char *bytes = data + b->info->offset;
+  apr_uint64_t *values, value, slot;
+  svn_error_t *err = svn_fs_fs__l2p_page_parse(&values, b->info, bytes,
+                                               b->l2p_off, "t", scratch);
+
+  if (err)
+    {
+      svn_error_clear(err);
+      return FALSE;
+    }
+  for (slot = 0; slot < b->info->entry_count; slot++)
+    {
+      assert_null(svn_fs_fs__l2p_page_value(&value, b->info, bytes,
+                                            b->l2p_off, slot, "t"));
+      assert_int_equal(value, values[slot]);
+      b->compared++;
+    }
+  return TRUE;
+}
+
 /* svn_fs_fs__l2p_page_value() agrees with svn_fs_fs__l2p_page_parse() on
    every slot of every page of lookup_files, and under byte flips of those
-   pages wherever
-   the whole decode still succeeds (nothing may crash either way). */
+   pages wherever the whole decode still succeeds (nothing may crash
+   either way). */
 static void
 test_l2p_page_value(void **state)
 {
   apr_pool_t *iterpool = svn_pool_create(pool);
-  int compared = 0;
-  size_t k, m;
+  l2p_page_t b = { NULL, 0, 0 };
+  size_t k;
 
   for (k = 0; k < sizeof(lookup_files) / sizeof(lookup_files[0]); k++)
     {
       svn_stringbuf_t *buf = load(lookup_files[k]);
       unsigned char *data = (unsigned char *)buf->data;
-      apr_off_t l2p_off, p2l_off, foot;
+      apr_off_t p2l_off, foot;
       svn_fs_fs__l2p_header_t *l2p;
       apr_uint64_t page;
 
-      footer_offsets(&l2p_off, &p2l_off, &foot, buf);
-      assert_null(svn_fs_fs__l2p_check_section(&l2p, data + l2p_off,
-                                               p2l_off - l2p_off, l2p_off,
-                                               lookup_files[k], pool));
+      footer_offsets(&b.l2p_off, &p2l_off, &foot, buf);
+      assert_null(svn_fs_fs__l2p_check_section(&l2p, data + b.l2p_off,
+                                               p2l_off - b.l2p_off,
+                                               b.l2p_off, lookup_files[k],
+                                               pool));
       for (page = 0; page < l2p->page_count; page++)
         {
-          const svn_fs_fs__l2p_page_info_t *info = &l2p->page_table[page];
-          apr_off_t i;
-
-          for (i = info->offset - 1; i < info->offset + info->size; i++)
-            for (m = 0; m < sizeof(lookup_masks); m++)
-              {
-                apr_uint64_t *values, value, slot;
-                svn_error_t *err;
-                svn_boolean_t flipped = i >= info->offset;
-
-                svn_pool_clear(iterpool);
-                if (flipped)
-                  data[i] ^= lookup_masks[m];
-                err = svn_fs_fs__l2p_page_parse(&values, info,
-                                                data + info->offset,
-                                                l2p_off, "t", iterpool);
-                if (!err)
-                  for (slot = 0; slot < info->entry_count; slot++)
-                    {
-                      assert_null(svn_fs_fs__l2p_page_value(
-                                    &value, info, data + info->offset,
-                                    l2p_off, slot, "t"));
-                      assert_int_equal(value, values[slot]);
-                      compared++;
-                    }
-                svn_error_clear(err);
-                if (flipped)
-                  data[i] ^= lookup_masks[m];
-                if (!flipped)
-                  break;        /* the intact page: once */
-              }
+          b.info = &l2p->page_table[page];
+          svn_pool_clear(iterpool);
+          l2p_value_check(data, &b, iterpool);
+          count_flip_rejects(data, b.info->offset,
+                             b.info->offset + b.info->size,
+                             l2p_value_check, &b, iterpool);
         }
     }
-  assert_true(compared > 1000);
+  assert_true(b.compared > 1000);
   svn_pool_destroy(iterpool);
 }
 
