@@ -297,8 +297,9 @@ rename_noreplace(const char *from, const char *to)
 }
 
 /* Turn every file of DIR into a spare ("spare.<n>"), delete those over
-   MAX_SPARE_FILES, and move EXTRA (the rev-lock file; may be missing)
-   in as one more. */
+   MAX_SPARE_FILES, and move EXTRA (the rev-lock file; may be missing, or
+   on another file system than DIR, then left to the caller) in as one
+   more. */
 static svn_error_t *
 make_spares(const char *dir, const char *extra, apr_pool_t *pool)
 {
@@ -344,7 +345,7 @@ make_spares(const char *dir, const char *extra, apr_pool_t *pool)
       && rename(extra, svn_dirent_join(dir, free_spare_name(&next, taken,
                                                             pool),
                                        pool)) != 0
-      && errno != ENOENT)
+      && errno != ENOENT && errno != EXDEV)
     return svn_error_wrap_apr(apr_get_os_error(), "Can't rename '%s'",
                               extra);
   return SVN_NO_ERROR;
