@@ -296,7 +296,9 @@ repair_txn_current(svn_fs_t *fs, apr_pool_t *pool)
                          pool));
   len = svn__ui64tobase36(buf, seq);
   buf[len++] = '\n';
-  return svn_error_trace(svn_io_write_atomic2(path, buf, len, NULL, TRUE,
+  /* A file that exists keeps its mode (group-shared repositories). */
+  return svn_error_trace(svn_io_write_atomic2(path, buf, len,
+                                              text ? path : NULL, TRUE,
                                               pool));
 }
 
@@ -324,8 +326,12 @@ recover_locked(void *baton, apr_pool_t *pool)
     SVN_ERR(old_style_current(&text, b, youngest, pool));
   else
     text = apr_psprintf(pool, "%ld\n", youngest);
+  /* db/current keeps its mode, as with stock: another user of a
+     group-shared repository must still be able to commit. */
   return svn_error_trace(svn_io_write_atomic2(path, text, strlen(text),
-                                              NULL, TRUE, pool));
+                                              SVN_IS_VALID_REVNUM(current)
+                                                ? path : NULL,
+                                              TRUE, pool));
 }
 
 svn_error_t *
