@@ -19,6 +19,7 @@ and packs killed with SIGKILL at random instants.
 Tests are named test_pack_<what>.
 """
 
+import importlib.util
 import os
 import random
 import signal
@@ -108,6 +109,22 @@ def files_under(repo, sub):
 def read_bytes(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+def crafted_r0(item_index):
+    """Stock's logically addressed r0 whose P2L index gives the directory
+    representation (L2P item 3) item index ITEM_INDEX instead; indexes,
+    checksums and footer digests are recomputed, so only P2L-8 is broken
+    (tests/vectors/bad/addressing/make_bad.py builds the images)."""
+    here = os.path.join(T.TOP_SRCDIR, "tests", "vectors", "bad", "addressing")
+    spec = importlib.util.spec_from_file_location(
+        "make_bad", os.path.join(here, "make_bad.py"))
+    mb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mb)
+    good = read_bytes(mb.GOOD)
+    return good, mb.standard(good, ents=[
+        (0, 17, 2, item_index, 0), (17, 89, 5, 2, 0), (106, 1, 6, 1, 0),
+        (107, 1048576 - 107, 0, 0, 0)])
 
 
 class Pack(unittest.TestCase):
@@ -381,6 +398,29 @@ class Pack(unittest.TestCase):
                                                     "min-unpacked-rev"))))
         self.assertEqual(layouts[0][2], b"8\n")
         self.assertEqual(layouts[1], layouts[0])
+
+    def test_pack_item_index_beyond_l2p_f7(self):
+        """A P2L entry naming an item index the revision's L2P index does
+        not have (here 2^40, the L2P has 4) is refused as corruption
+        (P2L-8) before pack sizes anything by it: without that check the
+        pack grew an array to the index and died of exhaustion.  The pack
+        runs with a 2 GB address-space limit so that such a regression
+        fails fast instead of taking the machine's memory."""
+        repo = copy(base_repo(7), "item-index-f7")
+        r0 = os.path.join(repo, "db", "revs", "0", "0")
+        good, bad = crafted_r0(1 << 40)
+        self.assertEqual(read_bytes(r0), good, "r0 is not stock's r0")
+        os.chmod(r0, 0o644)
+        with open(r0, "wb") as f:
+            f.write(bad)
+        p = T.ours("sh", "-c", 'ulimit -v 2097152; exec svnadmin pack "$0"',
+                   repo)
+        self.assertEqual(p.returncode, 1, T.describe(p))
+        self.assertEqual(T.errcodes(p)[-1:], [b"E160004"], T.describe(p))
+        self.assertIn(b"rule P2L-8", p.stderr)
+        self.assertIn(b"1099511627776", p.stderr)
+        with open(os.path.join(repo, "db", "min-unpacked-rev"), "rb") as f:
+            self.assertEqual(f.read(), b"0\n")
 
     def test_pack_linear_warning(self):
         outs = []
