@@ -772,24 +772,33 @@ path_exists(svn_boolean_t *exists, const char *path,
   return SVN_NO_ERROR;
 }
 
-/* fsync every file of directory DIR, then DIR itself. */
+/* Make the directory DIR, made by this pack, durable: fsync every file
+   in it (FILES), then DIR, then its parent, which holds DIR's own entry
+   (a new directory's name is lost in a power cut until its parent is
+   synced, and the unpacked files it replaces are about to go). */
 static svn_error_t *
-sync_dir(const char *dir, apr_pool_t *scratch_pool)
+sync_new_dir(const char *dir, svn_boolean_t files, apr_pool_t *scratch_pool)
 {
   apr_hash_t *dirents;
   apr_hash_index_t *hi;
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
 
-  SVN_ERR(svn_io_get_dirents3(&dirents, dir, TRUE, scratch_pool,
-                              scratch_pool));
-  for (hi = apr_hash_first(scratch_pool, dirents); hi; hi = apr_hash_next(hi))
+  if (files)
     {
-      svn_pool_clear(iterpool);
-      SVN_ERR(sync_path(svn_dirent_join(dir, apr_hash_this_key(hi),
-                                        iterpool), iterpool));
+      SVN_ERR(svn_io_get_dirents3(&dirents, dir, TRUE, scratch_pool,
+                                  scratch_pool));
+      for (hi = apr_hash_first(scratch_pool, dirents); hi;
+           hi = apr_hash_next(hi))
+        {
+          svn_pool_clear(iterpool);
+          SVN_ERR(sync_path(svn_dirent_join(dir, apr_hash_this_key(hi),
+                                            iterpool), iterpool));
+        }
     }
   svn_pool_destroy(iterpool);
-  return svn_error_trace(sync_path(dir, scratch_pool));
+  SVN_ERR(sync_path(dir, scratch_pool));
+  return svn_error_trace(sync_path(svn_dirent_dirname(dir, scratch_pool),
+                                   scratch_pool));
 }
 
 /* Whether the plain revprop files of the shard starting at START are
@@ -826,10 +835,25 @@ pack_revprops(pack_ctx_t *ctx, svn_revnum_t start, apr_pool_t *scratch_pool)
       if (packed)
         return SVN_NO_ERROR;
     }
-  SVN_ERR(svn_fs_fs__pack_revprops_shard(ctx->fs, ctx->shard,
-                                         ctx->cancel_func, ctx->cancel_baton,
-                                         scratch_pool));
-  return svn_error_trace(sync_dir(dir, scratch_pool));
+  return svn_error_trace(svn_fs_fs__pack_revprops_durably(
+           ctx->fs, ctx->shard, ctx->cancel_func, ctx->cancel_baton,
+           scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__pack_revprops_durably(svn_fs_t *fs, svn_revnum_t shard,
+                                 svn_cancel_func_t cancel_func,
+                                 void *cancel_baton,
+                                 apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  SVN_ERR(svn_fs_fs__pack_revprops_shard(fs, shard, cancel_func,
+                                         cancel_baton, scratch_pool));
+  return svn_error_trace(sync_new_dir(
+           svn_fs_fs__path_revprops_pack_shard(
+             fs, shard * ffd->max_files_per_dir, scratch_pool),
+           TRUE, scratch_pool));
 }
 
 /* PACK-5: db/min-unpacked-rev = NEXT, atomically and durably. */
@@ -914,9 +938,10 @@ pack_shard(pack_ctx_t *ctx, svn_revnum_t shard, svn_boolean_t write_locked,
     SVN_ERR(write_logical_pack(ctx, start, scratch_pool));
   else
     SVN_ERR(write_physical_pack(ctx, start, scratch_pool));
-  SVN_ERR(sync_path(svn_dirent_dirname(svn_fs_fs__path_rev_packed(
-                      ctx->fs, start, "pack", scratch_pool), scratch_pool),
-                    scratch_pool));
+  /* Both files were fsynced as they were sealed. */
+  SVN_ERR(sync_new_dir(svn_dirent_dirname(svn_fs_fs__path_rev_packed(
+                         ctx->fs, start, "pack", scratch_pool), scratch_pool),
+                       FALSE, scratch_pool));
   if (write_locked)
     SVN_ERR(finish_shard(ctx, scratch_pool));
   else

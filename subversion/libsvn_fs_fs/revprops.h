@@ -50,7 +50,9 @@ svn_fs_fs__revprop_packs_held(svn_fs_t *fs);
    db/revprops/<SHARD>.pack/ with pack files of at most ~90% of the
    configured size and the manifest, from the plain files, which are left
    in place.  An existing (half-written) pack directory is replaced.
-   CANCEL_FUNC may be NULL.  The caller holds the pack lock. */
+   Nothing is fsynced here: svn_fs_fs__pack_revprops_durably (pack.h)
+   packs and then syncs.  CANCEL_FUNC may be NULL.  The caller holds the
+   pack lock. */
 svn_error_t *
 svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
                                svn_cancel_func_t cancel_func,
