@@ -361,8 +361,11 @@ upgrade_locked(void *baton, apr_pool_t *pool)
 
     text = apr_pstrcat(pool, b->fs->uuid, "\n", instance_id, "\n",
                        SVN_VA_NULL);
+    /* With db/current's mode, as stock gives it (multi-user repos). */
     SVN_ERR(svn_io_write_atomic2(svn_dirent_join(db, "uuid", pool), text,
-                                 strlen(text), NULL, TRUE, pool));
+                                 strlen(text),
+                                 svn_dirent_join(db, "current", pool), TRUE,
+                                 pool));
     ffd->instance_id = apr_pstrdup(b->fs->pool, instance_id);
   }
   format.format = SVN_FS_FS__MAX_FORMAT;

@@ -28,6 +28,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fsfs7test as T  # noqa: E402
+from test_pack import modes_under, share_with_group, with_umask  # noqa: E402
 
 FORMATS = {"1.3": 1, "1.4": 2, "1.5": 3, "1.6": 4}
 REVS = 40
@@ -378,6 +379,29 @@ class OldFormats(unittest.TestCase):
                         "db/format's temp file not fsynced before the "
                         "rename: %r" % (temp,))
         verify_ok(self, repo, "upgraded packed format 4")
+
+    def test_old_upgrade_modes_group_shared(self):
+        """Upgrading a packed format 4 repository shared by a group (g+w,
+        set-gid directories) gives every new file and directory the mode
+        stock gives it: revprops/<S>.pack that of revprops/<S>, db/uuid
+        that of db/current."""
+        ref = format4_shards_of_4("modes4")
+        T.stock_ok("svnadmin", "pack", "-q", ref)
+        modes = {}
+        for side, runner in (("stock", T.stock), ("ours", T.ours)):
+            dst = S.path("modes4-up-" + side)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(ref, dst, symlinks=True)
+            share_with_group(dst)
+            p = with_umask(0o022, runner, "svnadmin", "upgrade", dst)
+            self.assertEqual(p.returncode, 0, T.describe(p))
+            modes[side] = modes_under(dst)
+        self.assertIn("db/revprops/1.pack", modes["ours"])
+        self.assertEqual(sorted(modes["ours"]), sorted(modes["stock"]))
+        diff = ["%s: stock %o, ours %o" % (k, v, modes["ours"][k])
+                for k, v in sorted(modes["stock"].items())
+                if modes["ours"][k] != v]
+        self.assertEqual(diff, [], "modes differ from stock's")
 
     def test_old_pack(self):
         """Formats 1-3 cannot be packed (stock's error, word for word);

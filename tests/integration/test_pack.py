@@ -23,6 +23,7 @@ import importlib.util
 import os
 import random
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -109,6 +110,34 @@ def files_under(repo, sub):
 def read_bytes(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+def share_with_group(repo):
+    """Make REPO group-writable with set-gid directories, as admins of
+    repositories shared by several users do (chmod -R g+w, g+s dirs)."""
+    for d, dirs, names in os.walk(repo):
+        os.chmod(d, stat.S_IMODE(os.stat(d).st_mode) | 0o2070)
+        for n in names:
+            f = os.path.join(d, n)
+            os.chmod(f, stat.S_IMODE(os.stat(f).st_mode) | 0o020)
+
+
+def modes_under(repo):
+    """{path relative to REPO: permission bits} of everything in db/."""
+    out = {}
+    for d, dirs, names in os.walk(os.path.join(repo, "db")):
+        for n in dirs + names:
+            f = os.path.join(d, n)
+            out[os.path.relpath(f, repo)] = stat.S_IMODE(os.lstat(f).st_mode)
+    return out
+
+
+def with_umask(mask, fn, *args):
+    old = os.umask(mask)
+    try:
+        return fn(*args)
+    finally:
+        os.umask(old)
 
 
 def crafted_r0(item_index):
@@ -398,6 +427,50 @@ class Pack(unittest.TestCase):
                                                     "min-unpacked-rev"))))
         self.assertEqual(layouts[0][2], b"8\n")
         self.assertEqual(layouts[1], layouts[0])
+
+    def test_pack_modes_group_shared_f7(self):
+        """In a group-shared repository (g+w, set-gid directories) the
+        files and directories a pack and later setlogs create get the
+        modes stock gives them: revprops/<S>.pack takes the mode of
+        revprops/<S>; a setlog's new files take the mode of the revision
+        file, whatever the writer's umask (here 077; the pack ran with
+        022), so another member of the group can still read and rewrite
+        them."""
+        base = base_repo(7)
+        msg_short, msg_long = S.path("modes-short"), S.path("modes-long")
+        with open(msg_short, "w") as f:
+            f.write("short\n")
+        with open(msg_long, "w") as f:
+            f.write("x" * 3000 + "\n")
+        modes = {}
+        for side, runner in (("stock", T.stock), ("ours", T.ours)):
+            repo = copy(base, "modes-" + side)
+            share_with_group(repo)
+            p = with_umask(0o022, runner, "svnadmin", "pack", "-q", repo)
+            self.assertEqual(p.returncode, 0, T.describe(p))
+            # r5: packed, rewritten in place; r9: packed, split (the long
+            # log outgrows the 1 kB pack); r40: not packed.
+            for rev, msg in (("5", msg_short), ("9", msg_long),
+                             ("40", msg_short)):
+                p = with_umask(0o077, runner, "svnadmin", "setlog",
+                               "--bypass-hooks", "-r", rev, repo, msg)
+                self.assertEqual(p.returncode, 0, T.describe(p))
+            modes[side] = modes_under(repo)
+        stock_modes, our_modes = modes["stock"], modes["ours"]
+        # Split packs are named by where the pack is cut, which differs
+        # (RPPACK-7); every other path exists on both sides.
+        common = set(stock_modes) & set(our_modes)
+        self.assertTrue({"db/revprops/1.pack", "db/revprops/1.pack/manifest",
+                         "db/revprops/10/40", "db/revs/1.pack/pack",
+                         "db/min-unpacked-rev"} <= common)
+        diff = ["%s: stock %o, ours %o" % (k, stock_modes[k], our_modes[k])
+                for k in sorted(common) if stock_modes[k] != our_modes[k]]
+        self.assertEqual(diff, [], "modes differ from stock's")
+        for k in set(stock_modes) ^ set(our_modes):
+            self.assertTrue(k.startswith("db/revprops/2.pack/"), k)
+        split = lambda m: {v for k, v in m.items()
+                           if k.startswith("db/revprops/2.pack/")}
+        self.assertEqual(split(our_modes), split(stock_modes))
 
     def test_pack_item_index_beyond_l2p_f7(self):
         """A P2L entry naming an item index the revision's L2P index does
