@@ -171,6 +171,28 @@ has_table(sqlite3 *db)
   return found;
 }
 
+/* Create the empty file PATH (FS's rep-cache.db) with the permissions of
+   db/current, as stock does, unless it exists.  SQLite would create it
+   with this process's umask: in a repository shared by a group, the
+   first committer would own a database no other member may write, and
+   every later commit by another user would fail to add its rows. */
+static svn_error_t *
+create_db_file(svn_fs_t *fs, const char *path, apr_pool_t *scratch_pool)
+{
+  svn_error_t *err = svn_io_file_create_empty(path, scratch_pool);
+
+  /* Another process made it meanwhile: its creator gave it the mode. */
+  if (err && APR_STATUS_IS_EEXIST(err->apr_err))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  return svn_error_trace(svn_io_copy_perms(
+           svn_fs_fs__path_db(fs, "current", scratch_pool), path,
+           scratch_pool));
+}
+
 /* Open (CREATE: creating file and table) FS's rep-cache.db into *DB,
    reusing the connection of an earlier call.  *DB NULL when the file is
    missing and CREATE is FALSE. */
@@ -192,6 +214,8 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
   SVN_ERR(svn_io_check_path(path, &kind, scratch_pool));
   if (kind != svn_node_file && !create)
     return SVN_NO_ERROR;
+  if (kind == svn_node_none)
+    SVN_ERR(create_db_file(fs, path, scratch_pool));
   rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                        NULL);
   if (rc == SQLITE_OK)

@@ -14,6 +14,7 @@
 #include <apr_general.h>
 #include "svn_pools.h"
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "test_util.h"
 
@@ -251,6 +252,27 @@ test_add_error_message(void **state)
   system(apr_psprintf(pool, "rm -rf %s", dir));
 }
 
+/* A new rep-cache.db gets the permissions of db/current, as with stock,
+   not the umask's: in a group-shared repository every member must be
+   able to add rows (issue 30). */
+static void
+test_new_db_perms(void **state)
+{
+  svn_fs_t *fs;
+  const char *dir = make_repo(&fs, FALSE);
+  apr_array_header_t *reps = apr_array_make(pool, 1, sizeof(void *));
+  struct stat st;
+
+  assert_int_equal(0, system(apr_psprintf(pool,
+                   "chmod 0660 %s/r/db/current", dir)));
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  assert_int_equal(0, stat(apr_psprintf(pool, "%s/r/db/rep-cache.db", dir),
+                           &st));
+  assert_int_equal(0660, st.st_mode & 07777);
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 /* Two svn_fs_t in one pool (libsvn_fs gives each the caller's pool, as
    in fs-test 67): each adds to and reads its own repository's
    rep-cache.db. */
@@ -384,6 +406,7 @@ main(void)
     cmocka_unit_test(test_missing_db),
     cmocka_unit_test(test_db_without_table),
     cmocka_unit_test(test_add_error_message),
+    cmocka_unit_test(test_new_db_perms),
     cmocka_unit_test(test_two_fs_one_pool),
     cmocka_unit_test(test_add_busy),
     cmocka_unit_test(test_no_close_in_exec_child),
