@@ -355,7 +355,8 @@ class MultiUserTest(unittest.TestCase):
         if diffs:
             problems.append("%d paths whose type/mode/group differ:\n%s"
                             % (len(diffs), "\n".join(diffs[:60])))
-        self.assertFalse(problems, "format %d:\n%s" % (fmt, "\n".join(problems)))
+        if problems:
+            self.fail("format %d:\n%s" % (fmt, "\n".join(problems)))
 
     def test_issue30_group_shared_f6(self):
         self.check_format(6)
