@@ -31,6 +31,7 @@ import hashlib
 import os
 import pwd
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -71,6 +72,9 @@ def make_accounts():
     repository's group only as a supplementary group, as on a real
     server).  No home directories: each user's HOME is a scratch dir."""
     atexit.register(remove_accounts)
+    # The harness's timeout sends SIGTERM: exit through the finally
+    # clauses and atexit, which remove the accounts.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     p = subprocess.run(["groupadd", GROUP], stderr=subprocess.PIPE)
     if p.returncode != 0:
         raise T.SetupError("groupadd %s: %s" % (GROUP, p.stderr.decode()))
