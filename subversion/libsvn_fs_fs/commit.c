@@ -606,9 +606,15 @@ write_final_rev(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 /* ------------------------------------------------------------------ */
 /* Making the revision visible                                         */
 
-/* Create directory PATH (a new shard) unless it exists. */
+/* Create directory PATH (a new shard) unless it exists, and give it the
+   permissions of PERMS_FROM, its parent, as stock does: in a repository
+   shared by a group, db/revs and db/revprops are group-writable and
+   set-gid, and a shard made with this process's umask would lock the
+   other users out of it.  A directory that exists already is left
+   alone (chmod would fail on one another user made). */
 static svn_error_t *
-ensure_dir(const char *path, apr_pool_t *scratch_pool)
+ensure_dir(const char *path, const char *perms_from,
+           apr_pool_t *scratch_pool)
 {
   svn_error_t *err = svn_io_dir_make(path, APR_OS_DEFAULT, scratch_pool);
 
@@ -617,7 +623,8 @@ ensure_dir(const char *path, apr_pool_t *scratch_pool)
       svn_error_clear(err);
       return SVN_NO_ERROR;
     }
-  return svn_error_trace(err);
+  SVN_ERR(err);
+  return svn_error_trace(svn_io_copy_perms(perms_from, path, scratch_pool));
 }
 
 /* The permissions the new revision's rev and revprops files get: those
@@ -677,10 +684,12 @@ ensure_shards(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
     return SVN_NO_ERROR;
   SVN_ERR(ensure_dir(svn_fs_fs__path_rev_shard(ctx->fs, ctx->new_rev,
                                                scratch_pool),
+                     svn_fs_fs__path_db(ctx->fs, "revs", scratch_pool),
                      scratch_pool));
   return svn_error_trace(ensure_dir(
            svn_fs_fs__path_revprops_shard(ctx->fs, ctx->new_rev,
                                           scratch_pool),
+           svn_fs_fs__path_db(ctx->fs, "revprops", scratch_pool),
            scratch_pool));
 }
 
