@@ -500,7 +500,7 @@ read_rev_items(apr_array_header_t *items, pack_ctx_t *ctx, svn_revnum_t rev,
                  " does not belong to r%ld's data", e->offset, rev);
       /* copy_items makes room for every index up to this one. */
       if (e->item_index >= item_count)
-        return svn_fs_fs__corrupt(
+        return svn_fs_fs__index_corrupt(
                  "P2L-8", where, "Item %" APR_UINT64_T_FMT " at offset %"
                  APR_OFF_T_FMT " is not in r%ld's L2P index, which has %"
                  APR_UINT64_T_FMT " item indexes", e->item_index, e->offset,
@@ -639,7 +639,7 @@ copy_items(apr_array_header_t **p2l, apr_array_header_t **l2p,
       while ((apr_uint64_t)offsets->nelts <= item->entry.item_index)
         APR_ARRAY_PUSH(offsets, apr_off_t) = -1;
       if (APR_ARRAY_IDX(offsets, item->entry.item_index, apr_off_t) != -1)
-        return svn_fs_fs__corrupt(
+        return svn_fs_fs__index_corrupt(
                  "P2L-8", svn_fs_fs__path_rev(ctx->fs, item->entry.revision,
                                               iterpool),
                  "Two items of r%ld have item index %" APR_UINT64_T_FMT,

@@ -489,7 +489,7 @@ class Pack(unittest.TestCase):
         p = T.ours("sh", "-c", 'ulimit -v 2097152; exec svnadmin pack "$0"',
                    repo)
         self.assertEqual(p.returncode, 1, T.describe(p))
-        self.assertEqual(T.errcodes(p)[-1:], [b"E160004"], T.describe(p))
+        self.assertEqual(T.errcodes(p)[-1:], [b"E160054"], T.describe(p))
         self.assertIn(b"rule P2L-8", p.stderr)
         self.assertIn(b"1099511627776", p.stderr)
         with open(os.path.join(repo, "db", "min-unpacked-rev"), "rb") as f:
