@@ -613,7 +613,7 @@ write_final_rev(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
    other users out of it.  A directory that exists already is left
    alone (chmod would fail on one another user made). */
 static svn_error_t *
-ensure_dir(const char *path, const char *perms_from,
+ensure_dir(const char *path, const char *perms_from, svn_boolean_t flush,
            apr_pool_t *scratch_pool)
 {
   svn_error_t *err = svn_io_dir_make(path, APR_OS_DEFAULT, scratch_pool);
@@ -624,7 +624,14 @@ ensure_dir(const char *path, const char *perms_from,
       return SVN_NO_ERROR;
     }
   SVN_ERR(err);
-  return svn_error_trace(svn_io_copy_perms(perms_from, path, scratch_pool));
+  SVN_ERR(svn_io_copy_perms(perms_from, path, scratch_pool));
+  /* The new directory's own name lives in its parent: without this sync
+     a power cut could drop the shard, and the revision synced into it
+     with it, after the commit reported success. */
+  return svn_error_trace(flush ? svn_fs_fs__sync_dir(
+                                   svn_dirent_dirname(path, scratch_pool),
+                                   scratch_pool)
+                               : SVN_NO_ERROR);
 }
 
 /* The permissions the new revision's rev and revprops files get: those
@@ -685,12 +692,12 @@ ensure_shards(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   SVN_ERR(ensure_dir(svn_fs_fs__path_rev_shard(ctx->fs, ctx->new_rev,
                                                scratch_pool),
                      svn_fs_fs__path_db(ctx->fs, "revs", scratch_pool),
-                     scratch_pool));
+                     ctx->flush, scratch_pool));
   return svn_error_trace(ensure_dir(
            svn_fs_fs__path_revprops_shard(ctx->fs, ctx->new_rev,
                                           scratch_pool),
            svn_fs_fs__path_db(ctx->fs, "revprops", scratch_pool),
-           scratch_pool));
+           ctx->flush, scratch_pool));
 }
 
 /* COMMIT-4: move the (already durable) proto-rev file to its final

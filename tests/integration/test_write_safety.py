@@ -12,6 +12,8 @@ a second file system leaves (issue 30, defects 2 and 4).
   this pins: a recycled file of an earlier transaction was renamed to
   `revprops/0/3` before r3's bytes were written into it, so a kill there
   followed by recover gave r3 the log message of r2, and verify passed.
+- A new shard directory's name is synced (its parent directory) before a
+  revision moves into it.
 - Another file system: `db/revs`, then `db/txn-protorevs` and
   `db/transactions`, are symlinks to a directory on /dev/shm (tmpfs) while
   the repository lies under /tmp; loads, commits, pack, setlog and
@@ -151,6 +153,40 @@ class CrashRecover(unittest.TestCase):
             self.assertEqual(p.returncode, 0, "%s: recover: %s"
                              % (where, T.describe(p)))
             self.check_state(repo, where)
+
+
+class NewShard(unittest.TestCase):
+    def test_write_safety_new_shard_dir_synced(self):
+        """A commit that starts a shard makes revs/<S> and revprops/<S>;
+        their names live in db/revs and db/revprops, which must be synced
+        before the revision moves into them (else a power cut after the
+        commit reported success can drop the shard with the revision)."""
+        repo = fresh_repo("shard")
+        with open(os.path.join(repo, "db", "format"), "r+") as f:
+            text = f.read().replace("layout sharded 1000", "layout sharded 2")
+            f.seek(0)
+            f.write(text)
+            f.truncate()
+        env = load_env("count")
+        del env["FAULT_MATCH"]
+        env["FAULT_TRACE"] = "1"
+        p = T.run(["svnadmin", "load", "-q", repo], input=REF["dump"],
+                  env=env)
+        self.assertEqual(p.returncode, 0, T.describe(p))
+        with open(env["FAULT_OUT"]) as f:
+            calls = [l.split()[2:4] for l in f if l.startswith("call ")]
+        real = os.path.realpath(repo)
+        for kind in ("revs", "revprops"):
+            parent = os.path.join(real, "db", kind)
+            moved = [i for i, (name, arg) in enumerate(calls)
+                     if name.startswith("rename")
+                     and os.path.realpath(arg) == os.path.join(parent, "1", "2")]
+            self.assertTrue(moved, "no rename into %s/1/2 seen" % kind)
+            synced = [i for i, (name, arg) in enumerate(calls[:moved[0]])
+                      if name in ("fsync", "fdatasync")
+                      and os.path.realpath(arg) == parent]
+            self.assertTrue(synced, "db/%s not synced before r2 moved into "
+                            "its new shard" % kind)
 
 
 def other_fs_dir(name):
