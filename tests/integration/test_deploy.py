@@ -24,7 +24,9 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   (after `--drain` waited for an open client connection), svnserve
   restarted without the drop-in; the same repositories take a commit and a
   sync on stock, dumps still equal;
-- `--help` of every command exits 0;
+- the package's documentation: manual pages (gzipped, paths filled in,
+  fsfs7-disable(8) a link), copyright (DEP-5) and changelog.Debian.gz
+  (its version the package's); `--help` of every command exits 0;
 - svnserve without systemd: fsfs7-enable/-disable change nothing, print
   the daemon, inetd and init-script lines and exit 3; --print-env;
 - fsfs7-check svnserve reports each process (PID, user, module) and fails
@@ -38,6 +40,7 @@ Tests are named test_deploy_<what>.
 
 import base64
 import glob
+import gzip
 import hashlib
 import os
 import pwd
@@ -350,6 +353,55 @@ class Deploy(unittest.TestCase):
         p = sh([tool("fsfs7-run"), "svnadmin", "--version"])
         self.assertIn("fsfs7", p.stdout)
 
+    def test_deploy_package_docs(self):
+        """Manual pages (gzipped, installed paths filled in, fsfs7-disable(8)
+        a link), /usr/share/doc/fsfs7/copyright and changelog.Debian.gz."""
+        man = os.path.join(ROOT, "usr", "share", "man")
+        pages = {"man8/fsfs7-enable.8.gz": "FSFS7-ENABLE 8",
+                 "man8/fsfs7-check.8.gz": "FSFS7-CHECK 8",
+                 "man1/fsfs7-run.1.gz": "FSFS7-RUN 1"}
+        for page, th in pages.items():
+            path = os.path.join(man, page)
+            self.assertTrue(os.path.isfile(path), page)
+            with gzip.open(path, "rt") as f:
+                text = f.read()
+            self.assertIn(".TH %s " % th, text)
+            self.assertNotIn("%", text.replace("%%", ""), page)   # templates filled
+            self.assertRegex(text, r"\.SH (EXIT STATUS|SEE ALSO)")
+            if page != "man1/fsfs7-run.1.gz":
+                self.assertIn("/usr/lib/fsfs7", text)
+            if shutil.which("groff"):
+                g = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z"], input=text,
+                                   stderr=subprocess.PIPE, text=True)
+                self.assertEqual(g.stderr, "", page)
+        link = os.path.join(man, "man8", "fsfs7-disable.8.gz")
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(os.readlink(link), "fsfs7-enable.8.gz")
+        with gzip.open(os.path.join(man, "man8", "fsfs7-enable.8.gz"), "rt") as f:
+            enable = f.read()
+        for section in ("SWITCHING IS A RESTART", "SVNSERVE WITHOUT SYSTEMD", "svnadmin rmtxns",
+                        "svnserve \\-i", "\\-\\-drain", "\\-\\-print\\-env"):
+            self.assertIn(section, enable)
+
+        doc = os.path.join(ROOT, "usr", "share", "doc", "fsfs7")
+        with open(os.path.join(doc, "copyright")) as f:
+            copyright = f.read()
+        self.assertTrue(copyright.startswith(
+            "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"))
+        for field in ("Upstream-Name: fsfs7", "Files: *", "Copyright: ", "License: "):
+            self.assertIn("\n" + field, copyright)
+        changelog = S.path("changelog.Debian")
+        with gzip.open(os.path.join(doc, "changelog.Debian.gz"), "rb") as f, \
+                open(changelog, "wb") as out:
+            out.write(f.read())
+        with open(S.path("control", "control")) as f:
+            version = re.search(r"^Version: (.*)$", f.read(), re.M).group(1)
+        if shutil.which("dpkg-parsechangelog"):
+            p = sh(["dpkg-parsechangelog", "-l", changelog, "-S", "Version"])
+            self.assertEqual(p.stdout.strip(), version)
+        with open(changelog) as f:
+            self.assertTrue(f.readline().startswith("fsfs7 (%s) " % version))
+
     def test_deploy_help(self):
         """--help exits 0 with the usage on stdout for every command;
         no argument or an unknown option is a usage error (2)."""
@@ -494,6 +546,17 @@ class Deploy(unittest.TestCase):
         self.assertEqual(len(runs), 1, runs)
         p = sh([runs[0], "svnadmin", "--version"])
         self.assertIn("fsfs7", p.stdout)
+        mod_dir = os.path.dirname(mods[0])
+        for page in ("man8/fsfs7-enable.8", "man8/fsfs7-check.8", "man1/fsfs7-run.1"):
+            found = glob.glob(dest + "/**/share/man/" + page, recursive=True)
+            self.assertEqual(len(found), 1, page)
+            with open(found[0]) as f:
+                text = f.read()
+            if "fsfs7-run" not in page:
+                self.assertIn(mod_dir[len(dest):], text)
+        link = glob.glob(dest + "/**/share/man/man8/fsfs7-disable.8", recursive=True)
+        self.assertEqual(len(link), 1)
+        self.assertEqual(os.readlink(link[0]), "fsfs7-enable.8")
 
     def test_deploy_refusals(self):
         """fsfs7-enable refuses (and changes nothing) when built-for names
