@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Integration test: real deployments (README, "Switching a server to fsfs7
-and back").
+"""Integration test: real deployments (README, "Install and switch a
+server"; fsfs7-enable(8), fsfs7-check(8)).
 
 `make deb` builds the package, which is unpacked with `dpkg -x` into a
 scratch root (and `make install DESTDIR=` into another); the unpacked
