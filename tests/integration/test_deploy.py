@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Integration test: real deployments (README, "Switching a server to fsfs7
-and back").
+"""Integration test: real deployments (README, "Install and switch a
+server"; fsfs7-enable(8), fsfs7-check(8)).
 
 `make deb` builds the package, which is unpacked with `dpkg -x` into a
 scratch root (and `make install DESTDIR=` into another); the unpacked
@@ -20,18 +20,28 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   commit, propset, lock, log over http://, svnsync from the http://
   repository to the svn:// one, equal stock dumps, stock verify; every
   server process maps our module;
-- `fsfs7-disable` both: Apache restarted on stock by the command itself,
-  svnserve restarted without the drop-in; the same repositories take a
-  commit and a sync on stock, dumps still equal.
+- `fsfs7-disable` both: Apache restarted on stock by the command itself
+  (after `--drain` waited for an open client connection), svnserve
+  restarted without the drop-in; the same repositories take a commit and a
+  sync on stock, dumps still equal;
+- the package's documentation: manual pages (gzipped, paths filled in,
+  fsfs7-disable(8) a link), copyright (DEP-5) and changelog.Debian.gz
+  (its version the package's); `--help` of every command exits 0;
+- svnserve without systemd: fsfs7-enable/-disable change nothing, print
+  the daemon, inetd and init-script lines and exit 3; --print-env;
+- fsfs7-check svnserve reports each process (PID, user, module) and fails
+  when one of them runs stock; fsfs7-check --txns lists a transaction left
+  behind, by age, until svnadmin rmtxns removes it.
 
 Bounded: every server runs under a watchdog that kills it after
 SERVE_SECONDS even if this script dies; loopback only.
 Tests are named test_deploy_<what>.
 """
 
-import glob
-import hashlib
 import base64
+import glob
+import gzip
+import hashlib
 import os
 import pwd
 import re
@@ -51,6 +61,7 @@ ROOT = None              # the package unpacked with dpkg -x
 SERVE_SECONDS = 300      # a server left behind dies after this anyway
 USER, PASSWORD = "u", "p"
 LIBSVN1 = None           # the installed libsvn1 version
+TXN_TOOL = os.path.join(T.TOP_BUILDDIR, "tests", "integration", "txn_tool")
 
 
 def sh(args, env=None, ok=True, timeout=120, input=None):
@@ -96,6 +107,15 @@ def watchdog(kill_cmd):
 
 def tool(name):
     return os.path.join(ROOT, "usr", "bin", name)
+
+
+def moddir():
+    return os.path.join(ROOT, "usr", "lib", "fsfs7")
+
+
+def no_systemd():
+    """Environment in which the commands see no systemd."""
+    return {"FSFS7_SYSTEMD_RUN": S.path("no-such-dir"), "FSFS7_SYSTEMD_DIR": S.path("sysd-none")}
 
 
 def mine():
@@ -208,22 +228,26 @@ class Apache:
 
 class Svnserve:
     """svnserve -d -T on ROOT, with the environment of the systemd drop-in
-    DROPIN (its Environment= lines) when given: what systemd would run."""
+    DROPIN (its Environment= lines) when given: what systemd would run;
+    ENV adds to the environment, PREFIX (e.g. setpriv ...) runs before
+    svnserve."""
 
-    def __init__(self, root, dropin=None):
+    def __init__(self, root, dropin=None, env=None, prefix=()):
         self.port = free_port()
-        env = T.stock_env()
+        e = T.stock_env()
         if dropin:
             with open(dropin) as f:
                 for line in f:
                     m = re.match(r"\s*Environment=(\w+)=(.*)", line)
                     if m:
-                        env[m.group(1)] = m.group(2).strip()
-        self.env = env
+                        e[m.group(1)] = m.group(2).strip()
+        e.update(env or {})
+        self.env = e
         self.proc = subprocess.Popen(
-            ["timeout", "-s", "KILL", str(SERVE_SECONDS), "svnserve", "-d", "--foreground",
+            ["timeout", "-s", "KILL", str(SERVE_SECONDS)] + list(prefix) +
+            ["svnserve", "-d", "--foreground",
              "-T", "-r", root, "--listen-host", "127.0.0.1", "--listen-port", str(self.port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=e, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             start_new_session=True)
         wait_listening(self.port, lambda: self.proc.poll() is None, "svnserve")
 
@@ -329,6 +353,185 @@ class Deploy(unittest.TestCase):
         p = sh([tool("fsfs7-run"), "svnadmin", "--version"])
         self.assertIn("fsfs7", p.stdout)
 
+    def test_deploy_package_docs(self):
+        """Manual pages (gzipped, installed paths filled in, fsfs7-disable(8)
+        a link), /usr/share/doc/fsfs7/copyright and changelog.Debian.gz."""
+        man = os.path.join(ROOT, "usr", "share", "man")
+        pages = {"man8/fsfs7-enable.8.gz": "FSFS7-ENABLE 8",
+                 "man8/fsfs7-check.8.gz": "FSFS7-CHECK 8",
+                 "man1/fsfs7-run.1.gz": "FSFS7-RUN 1"}
+        for page, th in pages.items():
+            path = os.path.join(man, page)
+            self.assertTrue(os.path.isfile(path), page)
+            with gzip.open(path, "rt") as f:
+                text = f.read()
+            self.assertIn(".TH %s " % th, text)
+            self.assertNotIn("%", text.replace("%%", ""), page)   # templates filled
+            self.assertRegex(text, r"\.SH (EXIT STATUS|SEE ALSO)")
+            if page != "man1/fsfs7-run.1.gz":
+                self.assertIn("/usr/lib/fsfs7", text)
+            if shutil.which("groff"):
+                g = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z"], input=text,
+                                   stderr=subprocess.PIPE, text=True)
+                self.assertEqual(g.stderr, "", page)
+        link = os.path.join(man, "man8", "fsfs7-disable.8.gz")
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(os.readlink(link), "fsfs7-enable.8.gz")
+        with gzip.open(os.path.join(man, "man8", "fsfs7-enable.8.gz"), "rt") as f:
+            enable = f.read()
+        for section in ("SWITCHING IS A RESTART", "SVNSERVE WITHOUT SYSTEMD", "svnadmin rmtxns",
+                        "svnserve \\-i", "\\-\\-drain", "\\-\\-print\\-env"):
+            self.assertIn(section, enable)
+
+        doc = os.path.join(ROOT, "usr", "share", "doc", "fsfs7")
+        with open(os.path.join(doc, "copyright")) as f:
+            copyright = f.read()
+        self.assertTrue(copyright.startswith(
+            "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"))
+        for field in ("Upstream-Name: fsfs7", "Files: *", "Copyright: ", "License: "):
+            self.assertIn("\n" + field, copyright)
+        changelog = S.path("changelog.Debian")
+        with gzip.open(os.path.join(doc, "changelog.Debian.gz"), "rb") as f, \
+                open(changelog, "wb") as out:
+            out.write(f.read())
+        with open(S.path("control", "control")) as f:
+            version = re.search(r"^Version: (.*)$", f.read(), re.M).group(1)
+        if shutil.which("dpkg-parsechangelog"):
+            p = sh(["dpkg-parsechangelog", "-l", changelog, "-S", "Version"])
+            self.assertEqual(p.stdout.strip(), version)
+        with open(changelog) as f:
+            self.assertTrue(f.readline().startswith("fsfs7 (%s) " % version))
+
+    def test_deploy_help(self):
+        """--help exits 0 with the usage on stdout for every command;
+        no argument or an unknown option is a usage error (2)."""
+        for name in ("fsfs7-enable", "fsfs7-disable", "fsfs7-check", "fsfs7-run"):
+            for flag in ("--help", "-h"):
+                p = sh([tool(name), flag], ok=False)
+                self.assertEqual(p.returncode, 0, "%s %s: %s" % (name, flag, p.stderr))
+                self.assertIn("usage: %s" % name, p.stdout)
+                self.assertIn("(%s)" % ("1" if name == "fsfs7-run" else "8"), p.stdout)
+        for name in ("fsfs7-enable", "fsfs7-disable", "fsfs7-check"):
+            for args in ([], ["--no-such-option", "svnserve"], ["httpd"]):
+                p = sh([tool(name)] + args, ok=False, env=no_systemd())
+                self.assertEqual(p.returncode, 2, "%s %s" % (name, args))
+                self.assertIn("usage:", p.stderr)
+        p = sh([tool("fsfs7-enable"), "--drain", "soon", "apache2"], ok=False)
+        self.assertEqual(p.returncode, 2)
+
+    def test_deploy_svnserve_without_systemd(self):
+        """No systemd: enable and disable change nothing, say what to do
+        for svnserve -d, inetd -i and an init script, and exit 3."""
+        env = no_systemd()
+        mod = moddir()
+        for cmd in (["fsfs7-enable", "svnserve"], ["fsfs7-enable", "--no-restart", "svnserve"]):
+            p = sh([tool(cmd[0])] + cmd[1:], ok=False, env=env)
+            self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+            self.assertIn("NOT switched", p.stderr)
+            self.assertIn("LD_LIBRARY_PATH=%s svnserve -d" % mod, p.stderr)
+            self.assertIn("env LD_LIBRARY_PATH=%s /usr/bin/svnserve -i" % mod, p.stderr)
+            self.assertIn("export LD_LIBRARY_PATH=%s" % mod, p.stderr)
+            self.assertFalse(os.path.exists(env["FSFS7_SYSTEMD_DIR"]))
+        p = sh([tool("fsfs7-disable"), "svnserve"], ok=False, env=env)
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("without %s in LD_LIBRARY_PATH" % mod, p.stderr)
+        p = sh([tool("fsfs7-enable"), "--print-env"], env=env)
+        self.assertEqual(p.stdout, "LD_LIBRARY_PATH=%s\n" % mod)
+        # The printed setting loads fsfs7.
+        q = sh(["env", p.stdout.strip(), "svnadmin", "--version"])
+        self.assertIn("fsfs7", q.stdout)
+        # systemd running but not to be called (FSFS7_SYSTEMD_DIR): the
+        # drop-in is written, the restart left to the admin: exit 3.
+        run = S.path("systemd-run-fake")
+        os.makedirs(run, exist_ok=True)
+        sysd = S.path("sysd-written")
+        p = sh([tool("fsfs7-enable"), "svnserve"], ok=False,
+               env={"FSFS7_SYSTEMD_RUN": run, "FSFS7_SYSTEMD_DIR": sysd})
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(sysd, "svnserve.service.d", "fsfs7.conf")))
+        self.assertIn("restart svnserve.service yourself", p.stderr)
+
+    def test_deploy_check_each_process(self):
+        """fsfs7-check svnserve: a line per process with PID, user and
+        module; exit 1 while one runs stock, 0 when all it sees run fsfs7."""
+        root = S.path("check-repos")
+        os.makedirs(root)
+        T.stock_ok("svnadmin", "create", os.path.join(root, "R"))
+        os.chmod(S.dir, 0o755)
+        ours_srv = Svnserve(root, env={"LD_LIBRARY_PATH": moddir()})
+        runas = ["setpriv", "--reuid=www-data", "--regid=www-data", "--clear-groups"] \
+            if os.geteuid() == 0 else []
+        stock_srv = Svnserve(root, prefix=runas)
+        try:
+            o, st = ours_srv.pid(), stock_srv.pid()
+            me = pwd.getpwuid(os.geteuid()).pw_name
+            p = sh([tool("fsfs7-check"), "svnserve"], ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s\): fsfs7 \(%s/"
+                             % (o, re.escape(me), re.escape(moddir())))
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s\): stock \(/"
+                             % (st, "www-data" if runas else re.escape(me)))
+            self.assertRegex(p.stdout, r"(?m)^svnserve: \d+ of \d+ processes do not run fsfs7$")
+            p = sh([tool("fsfs7-check"), str(st)], ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            # Only the fsfs7 one running (other svnserves of this host
+            # hidden by a pidof that knows only ours): exit 0.
+            fake = S.path("fake-pidof")
+            os.makedirs(fake, exist_ok=True)
+            with open(os.path.join(fake, "pidof"), "w") as f:
+                f.write("#!/bin/sh\necho %d\n" % o)
+            os.chmod(os.path.join(fake, "pidof"), 0o755)
+            p = sh([tool("fsfs7-check"), "svnserve"], ok=False,
+                   env={"PATH": fake + ":" + os.environ["PATH"]})
+            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertEqual(p.stdout.count("\n"), 1, p.stdout)
+            with open(os.path.join(fake, "pidof"), "w") as f:
+                f.write("#!/bin/sh\necho %d %d\n" % (o, st))
+            p = sh([tool("fsfs7-check"), "svnserve"], ok=False,
+                   env={"PATH": fake + ":" + os.environ["PATH"]})
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("svnserve: 1 of 2 processes do not run fsfs7", p.stdout)
+        finally:
+            ours_srv.stop()
+            stock_srv.stop()
+
+    def test_deploy_txns(self):
+        """fsfs7-check --txns lists a transaction nobody finished, by age,
+        until svnadmin rmtxns removes it."""
+        repo = S.path("txns-repo")
+        T.stock_ok("svnadmin", "create", repo)
+        if not os.path.exists(TXN_TOOL):
+            sh(["make", "-s", "-C", T.TOP_BUILDDIR, "tests/integration/txn_tool"], timeout=300)
+        txn = sh([TXN_TOOL, "begin", repo]).stdout.strip()
+        sh([TXN_TOOL, "edit", repo, txn, "/f", "text"])
+        check = [tool("fsfs7-check"), "--txns"]
+        p = sh(check + [repo], ok=False)
+        self.assertEqual(p.returncode, 0, p.stdout)          # younger than 60 min
+        p = sh(check + ["--older-than", "0", repo], ok=False)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("%s: transaction %s, last written 0 h 00 min ago" % (repo, txn), p.stdout)
+        self.assertIn("svnadmin rmtxns", p.stdout)
+        # Two hours without a write: listed by default.
+        old = time.time() - 7200
+        for d in (os.path.join(repo, "db", "transactions"), os.path.join(repo, "db", "txn-protorevs")):
+            for dirpath, dirs, files in os.walk(d):
+                for n in dirs + files:
+                    if n.startswith(txn):
+                        os.utime(os.path.join(dirpath, n), (old, old))
+                        for m in (os.listdir(os.path.join(dirpath, n))
+                                  if os.path.isdir(os.path.join(dirpath, n)) else []):
+                            os.utime(os.path.join(dirpath, n, m), (old, old))
+        p = sh(check + [repo], ok=False)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("transaction %s, last written 2 h 00 min ago" % txn, p.stdout)
+        T.stock_ok("svnadmin", "rmtxns", repo, txn)
+        p = sh(check + ["--older-than", "0", repo], ok=False)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn("%s: no transactions" % repo, p.stdout)
+        p = sh(check + [S.path("control")], ok=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("not a repository", p.stdout)
+
     def test_deploy_make_install(self):
         """make install DESTDIR=: module in $(libdir)/fsfs7, tools in
         $(bindir), no .la; the installed fsfs7-run uses that module."""
@@ -343,6 +546,17 @@ class Deploy(unittest.TestCase):
         self.assertEqual(len(runs), 1, runs)
         p = sh([runs[0], "svnadmin", "--version"])
         self.assertIn("fsfs7", p.stdout)
+        mod_dir = os.path.dirname(mods[0])
+        for page in ("man8/fsfs7-enable.8", "man8/fsfs7-check.8", "man1/fsfs7-run.1"):
+            found = glob.glob(dest + "/**/share/man/" + page, recursive=True)
+            self.assertEqual(len(found), 1, page)
+            with open(found[0]) as f:
+                text = f.read()
+            if "fsfs7-run" not in page:
+                self.assertIn(mod_dir[len(dest):], text)
+        link = glob.glob(dest + "/**/share/man/man8/fsfs7-disable.8", recursive=True)
+        self.assertEqual(len(link), 1)
+        self.assertEqual(os.readlink(link[0]), "fsfs7-enable.8")
 
     def test_deploy_refusals(self):
         """fsfs7-enable refuses (and changes nothing) when built-for names
@@ -357,6 +571,7 @@ class Deploy(unittest.TestCase):
                                      "LIBSVN1_VERSION=%s.9" % LIBSVN1))
             p = sh([tool("fsfs7-enable"), "--no-restart", "svnserve"], ok=False,
                    env={"FSFS7_SYSTEMD_DIR": sysd})
+            pe = sh([tool("fsfs7-enable"), "--print-env"], ok=False)
         finally:
             with open(bf, "w") as f:
                 f.write(orig)
@@ -364,6 +579,9 @@ class Deploy(unittest.TestCase):
         self.assertIn("built for libsvn1 %s.9" % LIBSVN1, p.stderr)
         self.assertIn("libsvn1 %s is installed" % LIBSVN1, p.stderr)
         self.assertFalse(os.path.exists(sysd))
+        self.assertEqual(pe.returncode, 1, pe.stdout + pe.stderr)
+        self.assertEqual(pe.stdout, "")
+        self.assertIn("built for libsvn1 %s.9" % LIBSVN1, pe.stderr)
 
         # Load time: the module itself, called as libsvn_fs calls it.
         script = S.path("init.py")
@@ -394,7 +612,10 @@ class Deploy(unittest.TestCase):
         apache = Apache(parent)
         sysd = S.path("systemd")
         dropin = os.path.join(sysd, "svnserve.service.d", "fsfs7.conf")
-        env = {"APACHE_CONFDIR": apache.dir, "FSFS7_SYSTEMD_DIR": sysd}
+        running = S.path("systemd-running")       # as if systemd ran here
+        os.makedirs(running)
+        env = {"APACHE_CONFDIR": apache.dir, "FSFS7_SYSTEMD_DIR": sysd,
+               "FSFS7_SYSTEMD_RUN": running}
         srv = None
         try:
             apache.start()
@@ -402,10 +623,17 @@ class Deploy(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stdout)
             self.assertIn("stock", p.stdout)
 
-            # The switch, as documented.
-            p = sh([tool("fsfs7-enable"), "apache2"], env=env, ok=False, timeout=60)
+            # The switch, as documented (nothing to drain: at once).
+            t0 = time.monotonic()
+            p = sh([tool("fsfs7-enable"), "--drain", "20", "apache2"], env=env, ok=False,
+                   timeout=60)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
-            self.assertIn("fsfs7", p.stdout)
+            self.assertLess(time.monotonic() - t0, 15, p.stdout)
+            self.assertIn("apache2 has no client connection", p.stdout)
+            self.assertIn("a commit in flight fails", p.stdout)
+            self.assertIn("fsfs7-check --txns", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^apache2 pid %d \(user [^)]*\): fsfs7 \("
+                             % apache.pid())
             apache.wait()
             p = sh([tool("fsfs7-enable"), "--no-restart", "svnserve"], env=env)
             self.assertTrue(os.path.isfile(dropin))
@@ -448,10 +676,24 @@ class Deploy(unittest.TestCase):
             for pid in (apache.pid(), srv.pid()):
                 self.assertEqual(mapped(pid), mine(), "pid %d" % pid)
 
-            # And back to stock, the same repositories.
-            p = sh([tool("fsfs7-disable"), "apache2"], env=env, ok=False, timeout=60)
+            # And back to stock, the same repositories; --drain waits for
+            # a request in progress (Apache accepts a connection once it
+            # carries data), then restarts anyway.
+            idle = socket.create_connection(("127.0.0.1", apache.port), 5)
+            try:
+                idle.sendall(b"GET /svn/H/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                time.sleep(0.5)
+                t0 = time.monotonic()
+                p = sh([tool("fsfs7-disable"), "--drain", "2", "apache2"], env=env, ok=False,
+                       timeout=60)
+                waited = time.monotonic() - t0
+            finally:
+                idle.close()
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
-            self.assertIn("stock", p.stdout)
+            self.assertIn("waiting up to 2 s for apache2's 1 client connection(s)", p.stdout)
+            self.assertIn("apache2 still has 1 client connection(s) after 2 s", p.stdout)
+            self.assertGreaterEqual(waited, 2)
+            self.assertIn("stock (", p.stdout)
             apache.wait()
             sh([tool("fsfs7-disable"), "--no-restart", "svnserve"], env=env)
             self.assertFalse(os.path.exists(dropin))
@@ -459,7 +701,12 @@ class Deploy(unittest.TestCase):
             srv = Svnserve(svnroot, None)
             p = sh([tool("fsfs7-check"), str(srv.pid()), "apache2"], env=env, ok=False)
             self.assertEqual(p.returncode, 1, p.stdout)
-            self.assertEqual(p.stdout.count("stock ("), 2, p.stdout)
+            lines = [ln for ln in p.stdout.splitlines() if " pid " in ln]
+            self.assertGreaterEqual(len(lines), 3, p.stdout)    # svnserve, Apache + child
+            for ln in lines:
+                self.assertIn("): stock (", ln)
+            self.assertIn("apache2: %d of %d processes do not run fsfs7"
+                          % (len(lines) - 1, len(lines) - 1), p.stdout)
             for pid in (apache.pid(), srv.pid()):
                 self.assertNotEqual(mapped(pid), mine(), "pid %d" % pid)
                 self.assertIsNotNone(mapped(pid), "pid %d" % pid)
