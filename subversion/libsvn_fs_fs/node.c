@@ -53,7 +53,7 @@
    7.1 s; "samerev" 2.5 s and 4.9 s): a block of a pack holds ~200
    node-revs, an export needs a few of them, and a dump needs them all
    but revisions apart, long after a 16 MB membuffer dropped them
-   (doc/benchmarks.md, "Block-read (branch h-blk)").  Changed-path lists
+   (doc/benchmarks.md, "Pack", "Block-read").  Changed-path lists
    were pre-parsed until values read once stopped going into the caches
    (cache_admit.h): a log reads each list once, so storing its
    neighbours only filled the membuffer ('svnbench null-log -v' of

@@ -31,7 +31,7 @@ both from tools/bench/servers.py, on loopback:
 Clients always run with the stock environment: only the server's module
 differs.  Prints a table of medians and fsfs7/stock ratios, writes
 runs.tsv (every measurement), summary.tsv and meta.json into --out.
-Not part of make check.  See doc/benchmarks.md, "Servers (issue 10)".
+Not part of make check.  See doc/benchmarks.md, "Servers".
 """
 import argparse
 import datetime

@@ -5,7 +5,7 @@
 # (3 rounds), the long-history rows of lc and lc2 (3 rounds), whole-
 # history dump and verify of mvn7p and mvn6p with the default cache and
 # with -M 1024 (2 rounds).  REPOS holds the repositories (see
-# doc/benchmarks.md, "Read path, sixth pass" for how they are made);
+# doc/benchmarks.md, "Data" for how they are made);
 # STOCK, START and FINAL are directories holding a libsvn_fs_fs-1.so.1.
 # A benchmark, not a test: minutes of CPU.
 set -u
