@@ -146,7 +146,7 @@
    most reads.  Readers differ.  In windows of 64 misses of pack file
    blocks (packed full maven), 'svnadmin dump' and 'verify' re-read 32-47
    ghosts in the windows where they grow, and their working set of blocks
-   is what made 16 kB blocks pay (measured with the pack benchmarks, doc/benchmarks.md "Pack");
+   is what made 16 kB blocks pay (doc/benchmarks.md, "Pack");
    'svnbench null-export' re-reads 8-31 (28 % overall), and a 2 MB budget
    (the cap then) spared it 394 of 8,078 preads, no measurable CPU, for
    1.5 MB of peak RSS; 'svn list -R -v' re-reads 0-23.  So: each
