@@ -180,6 +180,13 @@ class RevSize(unittest.TestCase):
             with open(path, "wb") as f:
                 f.write(bytes(data))
 
+        def bad_manifest_line(repo):
+            """The last line of the manifest of r4-r7 not a number."""
+            path = os.path.join(repo, "db", "revs", "1.pack", "manifest")
+            with open(path, "rb") as f:
+                lines = f.read().split(b"\n")
+            write(("revs", "1.pack", "manifest"), b"\n".join(lines[:3] + [b"x", b""]))(repo)
+
         def current_behind(repo):
             write(("current",), b"13\n")(repo)
 
@@ -201,6 +208,7 @@ class RevSize(unittest.TestCase):
             ("f7p", 5, write(("revprops", "1.pack", "4.0"), b"garbage\n"), False),
             ("f6p", 5, write(("revprops", "1.pack", "4.0"), b"\x05\x00abc"), False),
             ("f7", 13, flip_index, False),
+            ("f6p", 6, bad_manifest_line, False),
         ]
         for n, (shape, rev, damage, exact) in enumerate(cases):
             what = "case %d: %s r%d %s" % (n, shape, rev, damage.__name__ if damage else "")
