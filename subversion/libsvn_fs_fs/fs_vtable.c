@@ -18,6 +18,7 @@
 #include "locks_write.h"
 #include "paths.h"
 #include "repo.h"
+#include "repo_rev_size.h"
 #include "repo_repcache.h"
 #include "revprops.h"
 #include "tree.h"
@@ -315,6 +316,9 @@ fs_ioctl(svn_fs_t *fs, svn_fs_ioctl_code_t ctlcode, void *input,
     SVN_ERR(svn_fs_fs__stats_ioctl(&handled, fs, ctlcode, input, output_p,
                                    cancel_func, cancel_baton, result_pool,
                                    scratch_pool));
+  if (!handled)
+    SVN_ERR(svn_fs_fs__rev_size_ioctl(&handled, fs, ctlcode, input,
+                                      output_p, result_pool, scratch_pool));
   if (handled)
     return SVN_NO_ERROR;
   return svn_error_createf(SVN_ERR_FS_UNRECOGNIZED_IOCTL_CODE, NULL,
