@@ -469,7 +469,7 @@ svn_fs_fs__rep_cache_walk(svn_boolean_t *exists, svn_revnum_t *max_revision,
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(db, "SELECT revision, offset, size, "
                             "expanded_size FROM rep_cache WHERE revision "
-                            "BETWEEN ?1 AND ?2 ORDER BY revision, offset",
+                            "BETWEEN ?1 AND ?2",
                             -1, &stmt, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_bind_int64(stmt, 1, start);

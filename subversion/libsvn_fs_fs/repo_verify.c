@@ -122,17 +122,81 @@ row_revision_exists(svn_fs_t *fs, svn_revnum_t revision, const char *rule,
   return svn_error_trace(err);
 }
 
+/* The rep-cache walk's progress, told as stock tells it: svnadmin prints
+   "Verifying metadata at revision N" for the row at which more than
+   ROWS_PER_NOTICE rows, or more than FILES_PER_NOTICE changes of the
+   file a row lies in, have passed since the last notice.  Stock counts
+   a change whenever it opens a file anew: under logical addressing
+   when a row's revision (or pack file) differs from the previous row's,
+   under physical addressing for every unpacked row and for a packed row
+   of another shard. */
+#define ROWS_PER_NOTICE 1000
+#define FILES_PER_NOTICE 16
+
+typedef struct rep_cache_walk_t
+{
+  svn_fs_t *fs;
+  svn_fs_progress_notify_func_t notify_func;
+  void *notify_baton;
+  int rows;                       /* since the last notice */
+  int files;                      /* file changes since the last notice */
+  svn_revnum_t file_key;          /* the file of the last row, or invalid */
+  svn_revnum_t notified;          /* the last revision told */
+} rep_cache_walk_t;
+
+/* The file REP lies in, as one number: its pack's first revision when
+   packed, else its revision (a new one per row under physical
+   addressing, see above: SVN_INVALID_REVNUM never equals the last). */
+static svn_revnum_t
+row_file_key(svn_fs_t *fs, const svn_fs_fs__rep_t *rep)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_boolean_t packed = ffd->max_files_per_dir > 0
+                         && rep->revision < ffd->min_unpacked_rev;
+
+  if (packed)
+    return rep->revision - rep->revision % ffd->max_files_per_dir;
+  return svn_fs_fs__use_log_addressing(fs) ? rep->revision
+                                           : SVN_INVALID_REVNUM;
+}
+
+/* Tell the progress before the row REP, and count it (see above). */
+static void
+note_row(rep_cache_walk_t *w, const svn_fs_fs__rep_t *rep,
+         apr_pool_t *scratch_pool)
+{
+  svn_revnum_t key = row_file_key(w->fs, rep);
+
+  if (w->rows > ROWS_PER_NOTICE || w->files > FILES_PER_NOTICE)
+    {
+      if (w->notify_func && rep->revision != w->notified)
+        {
+          w->notify_func(rep->revision, w->notify_baton, scratch_pool);
+          w->notified = rep->revision;
+        }
+      w->rows = 0;
+      w->files = 0;
+      w->file_key = SVN_INVALID_REVNUM;
+    }
+  w->rows++;
+  if (!SVN_IS_VALID_REVNUM(key) || key != w->file_key)
+    w->files++;
+  w->file_key = key;
+}
+
 static svn_error_t *
 verify_rep_cache_row(void *baton, const svn_fs_fs__rep_t *rep,
                      apr_pool_t *scratch_pool)
 {
-  svn_fs_t *fs = baton;
+  rep_cache_walk_t *w = baton;
+  svn_fs_t *fs = w->fs;
   svn_fs_fs__revfile_t *file;
   apr_off_t offset;
   const char *where = apr_psprintf(scratch_pool,
                                    "rep-cache.db row r%ld/%" APR_UINT64_T_FMT,
                                    rep->revision, rep->item_index);
 
+  note_row(w, rep, scratch_pool);
   SVN_ERR(row_revision_exists(fs, rep->revision, "RCACHE-5",
                               scratch_pool));
   SVN_ERR(svn_fs_fs__revfile_open(&file, fs, rep->revision, scratch_pool,
@@ -184,6 +248,7 @@ verify_rep_cache(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
   svn_node_kind_t kind;
   svn_boolean_t exists;
   svn_revnum_t max_revision;
+  rep_cache_walk_t walk = { 0 };
 
   /* Stock checks an existing rep-cache.db even with rep-sharing turned
      off in fsfs.conf: the rows stay valid hints for when it is back on. */
@@ -194,8 +259,13 @@ verify_rep_cache(svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,
     return SVN_NO_ERROR;
   if (notify_func)
     notify_func(SVN_INVALID_REVNUM, notify_baton, scratch_pool);
+  walk.fs = fs;
+  walk.notify_func = notify_func;
+  walk.notify_baton = notify_baton;
+  walk.file_key = SVN_INVALID_REVNUM;
+  walk.notified = SVN_INVALID_REVNUM;
   SVN_ERR(svn_fs_fs__rep_cache_walk(&exists, &max_revision, fs, start, end,
-                                    verify_rep_cache_row, fs, cancel_func,
+                                    verify_rep_cache_row, &walk, cancel_func,
                                     cancel_baton, scratch_pool));
   /* RCACHE-4, checked by a verify of the whole history only (as stock):
      rows of revisions that are not there yet. */

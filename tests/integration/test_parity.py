@@ -102,11 +102,6 @@ KNOWN_DIFFERENCES = [
 # on a listed shape and no longer differs fails the test, so that the
 # entry goes once the defect is fixed.
 KNOWN_DEFECTS = [
-    ("svnadmin_verify_options", ("svnadmin", "verify", "{repo}"),
-     {"f4", "f6", "f7phys", "f8", "f8u"},
-     "stock's rep-cache walk (svn_fs_verify) prints '* Verifying metadata at revision "
-     "N ...' each time it has opened 16 more rev files or read 1000 rows; ours prints no "
-     "such line (repo_verify.c)"),
     ("svnadmin_pack_twice", ("svnadmin", "rev-size", "-r", "8"), {"f7", "f8"},
      "a logical pack file has its items in another order and other padding than "
      "stock's (pack.c, pack_order.c), which rev-size shows: r8 counts a pack's padding"),
