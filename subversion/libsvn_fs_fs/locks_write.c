@@ -25,6 +25,7 @@
 #include "hashdump.h"
 #include "locks_read.h"
 #include "locks_write.h"
+#include "durable.h"
 #include "node_walk.h"
 #include "paths.h"
 #include "repo.h"
@@ -130,7 +131,10 @@ ensure_locks_dir(svn_fs_t *fs, const char *dir, apr_pool_t *pool)
       return SVN_NO_ERROR;
     }
   SVN_ERR(err);
-  return svn_error_trace(svn_io_copy_perms(fs->path, dir, pool));
+  SVN_ERR(svn_io_copy_perms(fs->path, dir, pool));
+  /* Its name is durable once its parent is synced (durability below). */
+  return svn_error_trace(svn_fs_fs__sync_dir(svn_dirent_dirname(dir, pool),
+                                             pool));
 }
 
 /* Give PATH the permissions of r0's revision file in FS. */
@@ -147,6 +151,13 @@ copy_r0_perms(svn_fs_t *fs, const char *path, apr_pool_t *pool)
            svn_fs_fs__path_rev_packed(fs, 0, "pack", pool), path, pool));
 }
 
+/* Durability: a lock or unlock is reported done only once it survives a
+   power cut, so every directory a digest file is renamed into or
+   removed from is synced after the change, and a new directory's parent
+   after the mkdir (doc/powercut.md PC-3; stock syncs none of these and
+   can lose an acknowledged lock).  The digest file itself is synced by
+   svn_io_write_unique before its rename. */
+
 /* Write ENTRY as digest file DIGEST, or delete the file if ENTRY is
    empty (LOCK-3).  The new file takes the old one's name complete and
    with its final permissions. */
@@ -160,14 +171,23 @@ write_entry(svn_fs_t *fs, const char *digest, const entry_t *entry,
   const char *tmp;
 
   if (entry->lock == NULL && entry->children->nelts == 0)
-    return svn_error_trace(svn_io_remove_file2(path, TRUE, pool));
+    {
+      svn_node_kind_t kind;
+
+      SVN_ERR(svn_io_check_path(path, &kind, pool));
+      if (kind == svn_node_none)
+        return SVN_NO_ERROR;
+      SVN_ERR(svn_io_remove_file2(path, TRUE, pool));
+      return svn_error_trace(svn_fs_fs__sync_dir(dir, pool));
+    }
   dump = entry_dump(entry, pool);
   SVN_ERR(ensure_locks_dir(fs, svn_dirent_dirname(dir, pool), pool));
   SVN_ERR(ensure_locks_dir(fs, dir, pool));
   SVN_ERR(svn_io_write_unique(&tmp, dir, dump->data, dump->len,
                               svn_io_file_del_none, pool));
   SVN_ERR(copy_r0_perms(fs, tmp, pool));
-  return svn_error_trace(svn_io_file_rename2(tmp, path, FALSE, pool));
+  SVN_ERR(svn_io_file_rename2(tmp, path, FALSE, pool));
+  return svn_error_trace(svn_fs_fs__sync_dir(dir, pool));
 }
 
 /* Add CHILD to (ADD) or drop it from the children of every ancestor of

@@ -13,7 +13,8 @@ a second file system leaves (issue 30, defects 2 and 4).
   `revprops/0/3` before r3's bytes were written into it, so a kill there
   followed by recover gave r3 the log message of r2, and verify passed.
 - A new shard directory's name is synced (its parent directory) before a
-  revision moves into it.
+  revision moves into it; a lock and an unlock sync the lock directories
+  they change; rep-cache.db is synced by SQLite.
 - Another file system: `db/revs`, then `db/txn-protorevs` and
   `db/transactions`, are symlinks to a directory on /dev/shm (tmpfs) while
   the repository lies under /tmp; loads, commits, pack, setlog and
@@ -191,6 +192,54 @@ class NewShard(unittest.TestCase):
                       and os.path.realpath(arg) == parent]
             self.assertTrue(synced, "db/%s not synced before r2 moved into "
                             "its new shard" % kind)
+
+
+def traced(args, repo, input=None):
+    """Run ARGS through our module with fault.so tracing every counted
+    call; the calls as (name, real path of the argument) pairs."""
+    env = load_env("count")
+    del env["FAULT_MATCH"]
+    env["FAULT_TRACE"] = "1"
+    p = T.run(args, input=input, env=env)
+    if p.returncode != 0:
+        raise AssertionError("%s: %s" % (args[:2], T.describe(p)))
+    with open(env["FAULT_OUT"]) as f:
+        return [(l.split()[2], os.path.realpath(l.split()[3]))
+                for l in f if l.startswith("call ") and len(l.split()) > 3]
+
+
+class Durable(unittest.TestCase):
+    """What an operation reports done survives a power cut: the directory
+    entries it changed are synced before it returns (doc/powercut.md)."""
+
+    def test_write_safety_lock_and_unlock_synced(self):
+        repo = fresh_repo("locks")
+        p = T.ours("svnadmin", "load", "-q", repo, input=REF["dump"])
+        self.assertEqual(p.returncode, 0, T.describe(p))
+        url = "file://" + repo + "/proj/trunk/sub/f1"
+        for verb in ("lock", "unlock"):
+            calls = traced(["svn", verb, "-q", url], repo)
+            changes = [(i, os.path.dirname(arg))
+                       for i, (name, arg) in enumerate(calls)
+                       if name.startswith(("rename", "unlink"))
+                       and "/db/locks/" in arg]
+            self.assertTrue(changes, "%s changed no digest file" % verb)
+            unsynced = {d for i, d in changes
+                        if ("fsync", d) not in calls[i + 1:]}
+            self.assertEqual(unsynced, set(),
+                             "svn %s left these lock directories unsynced "
+                             "after changing them" % verb)
+
+    def test_write_safety_rep_cache_synced(self):
+        """A commit's rep-cache.db rows are written with SQLite syncing
+        its journal and database: without any sync a power cut can leave
+        a database that is "not a database" and blocks every commit."""
+        repo = fresh_repo("repcache")
+        calls = traced(["svnadmin", "load", "-q", repo], repo,
+                       input=REF["dump"])
+        db = os.path.join(os.path.realpath(repo), "db", "rep-cache.db")
+        synced = {a for n, a in calls if n in ("fsync", "fdatasync")}
+        self.assertIn(db, synced, "rep-cache.db never synced during a load")
 
 
 def other_fs_dir(name):
