@@ -278,6 +278,19 @@ class Regressions(unittest.TestCase):
                 fails.append("n=%d %s: %s" % (n, call, detail))
         self.assertEqual(fails, [])
 
+    def test_torture_recover_after_kill_in_repcache_creation(self):
+        # Found by the recover checks: the first commit that stores a rep
+        # creates rep-cache.db; killed at the open of its first journal,
+        # it leaves an empty (0-byte) rep-cache.db.  Commits go on (the
+        # schema is made on the next open), but fsfs7's `svnadmin
+        # recover` failed: "Cannot remove rows after r1 from
+        # '.../db/rep-cache.db': no such table: rep_cache"; stock's
+        # recover makes the schema and succeeds.
+        call, arg, rc, outcome, detail = self.aimed(
+            "load3", "kill", "rep-cache.db-journal", 1, calls="open")
+        self.assertIn("rep-cache.db-journal", arg)
+        self.assertNotEqual(outcome, "FAIL", detail)
+
     def test_torture_hotcopy_repcache_error_names_file(self):
         # Found by the I/O-error campaign: a failed write of the copy's
         # rep-cache.db gave "Cannot copy rep-cache.db: disk I/O error",

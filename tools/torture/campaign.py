@@ -1197,12 +1197,13 @@ def check_recovery(op, moddir, snap, so, left=()):
     point left, then stock verify, every revision's revprops and content
     against what was committed, and a further commit.  Returns (problems,
     the first line of recover's error when it refused).  A refusal is no
-    failure if it leaves the repository sound -- except where fsfs7's
-    commit.md says what recover does with the files a cut commit LEFT
-    (orphans()): after COMMIT-4 (revision file, no revprops file) it
-    recovers to db/current's revision (stock refuses); after COMMIT-5
-    (both files) it adopts the revision, with exactly the revprops it
-    was committed with (both modules)."""
+    failure when stock's recover refuses the same state too and the
+    repository is left sound -- except where fsfs7's commit.md says what
+    recover does with the files a cut commit LEFT (orphans()): after
+    COMMIT-4 (revision file, no revprops file) it recovers to
+    db/current's revision (stock refuses); after COMMIT-5 (both files) it
+    adopts the revision, with exactly the revprops it was committed with
+    (both modules)."""
     with open(os.path.join(snap, "db", "current")) as f:
         y = int(f.read().split()[0])
     step = cut_commit(left) if op.commits else None
@@ -1219,6 +1220,9 @@ def check_recovery(op, moddir, snap, so, left=()):
         if step == "COMMIT-4" and moddir:
             return ["after a cut at COMMIT-4 recover refused (commit.md: "
                     "it keeps r%d): %s" % (y, refused)], refused
+        if moddir and run(["svnadmin", "recover", snap], stock_env())[0] == 0:
+            return ["recover refused where stock's recovers: " + refused], \
+                refused
     ok, verr = verify(snap)
     if not ok:
         return ["after recover, stock verify fails: " + verr[:300]], refused
