@@ -22,8 +22,6 @@
  * revision file that the next commit overwrites (doc/format/commit.md).
  */
 #include <string.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "svn_hash.h"
 #include "svn_io.h"
@@ -58,6 +56,7 @@
 #include "locks_read.h"
 #include "index.h"
 #include "rep_read.h"
+#include "durable.h"
 
 /* State of one commit while the final revision is being written. */
 typedef struct commit_ctx_t
@@ -607,9 +606,15 @@ write_final_rev(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 /* ------------------------------------------------------------------ */
 /* Making the revision visible                                         */
 
-/* Create directory PATH (a new shard) unless it exists. */
+/* Create directory PATH (a new shard) unless it exists, and give it the
+   permissions of PERMS_FROM, its parent, as stock does: in a repository
+   shared by a group, db/revs and db/revprops are group-writable and
+   set-gid, and a shard made with this process's umask would lock the
+   other users out of it.  A directory that exists already is left
+   alone (chmod would fail on one another user made). */
 static svn_error_t *
-ensure_dir(const char *path, apr_pool_t *scratch_pool)
+ensure_dir(const char *path, const char *perms_from,
+           apr_pool_t *scratch_pool)
 {
   svn_error_t *err = svn_io_dir_make(path, APR_OS_DEFAULT, scratch_pool);
 
@@ -618,29 +623,8 @@ ensure_dir(const char *path, apr_pool_t *scratch_pool)
       svn_error_clear(err);
       return SVN_NO_ERROR;
     }
-  return svn_error_trace(err);
-}
-
-/* Make the entries of directory PATH durable (a rename is only durable
-   once its directory is synced), unless CTX->flush is off. */
-static svn_error_t *
-sync_dir(commit_ctx_t *ctx, const char *path, apr_pool_t *scratch_pool)
-{
-  int fd;
-
-  if (!ctx->flush)
-    return SVN_NO_ERROR;
-  fd = open(path, O_RDONLY);
-  if (fd < 0 || fsync(fd) != 0)
-    {
-      apr_status_t status = apr_get_os_error();
-      if (fd >= 0)
-        close(fd);
-      return svn_error_wrap_apr(status, "Can't flush directory '%s'",
-                                svn_dirent_local_style(path, scratch_pool));
-    }
-  close(fd);
-  return SVN_NO_ERROR;
+  SVN_ERR(err);
+  return svn_error_trace(svn_io_copy_perms(perms_from, path, scratch_pool));
 }
 
 /* The permissions the new revision's rev and revprops files get: those
@@ -700,17 +684,20 @@ ensure_shards(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
     return SVN_NO_ERROR;
   SVN_ERR(ensure_dir(svn_fs_fs__path_rev_shard(ctx->fs, ctx->new_rev,
                                                scratch_pool),
+                     svn_fs_fs__path_db(ctx->fs, "revs", scratch_pool),
                      scratch_pool));
   return svn_error_trace(ensure_dir(
            svn_fs_fs__path_revprops_shard(ctx->fs, ctx->new_rev,
                                           scratch_pool),
+           svn_fs_fs__path_db(ctx->fs, "revprops", scratch_pool),
            scratch_pool));
 }
 
-/* COMMIT-4: rename the (already durable) proto-rev file to its final
+/* COMMIT-4: move the (already durable) proto-rev file to its final
    name, with the permissions of the previous rev file.  The mode is set
-   before the rename so that the rename's own directory sync
-   (svn_io_file_rename2 with FLUSH) is the only one needed. */
+   before the move so that the move's own directory sync is the only one
+   needed.  db/txn-protorevs and db/revs may lie on different file
+   systems: then the move copies (durable.h). */
 static svn_error_t *
 move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
@@ -726,13 +713,13 @@ move_rev_into_place(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   SVN_ERR(svn_fs_fs__protorev_close(ctx->protorev));
   SVN_ERR(new_rev_perms(&ctx->ro_perms, ctx, scratch_pool));
   SVN_ERR(set_perms(from, ctx->ro_perms, scratch_pool));
-  err = svn_io_file_rename2(from, to, ctx->flush, scratch_pool);
+  err = svn_fs_fs__move_into_place(from, to, ctx->flush, scratch_pool);
   if (err && APR_STATUS_IS_ENOENT(err->apr_err))
     {
       /* A shard directory went missing: make it and try again. */
       svn_error_clear(err);
       SVN_ERR(ensure_shards(ctx, scratch_pool));
-      err = svn_io_file_rename2(from, to, ctx->flush, scratch_pool);
+      err = svn_fs_fs__move_into_place(from, to, ctx->flush, scratch_pool);
     }
   return svn_error_trace(err);
 }
@@ -766,39 +753,42 @@ final_revprops(apr_hash_t **props, commit_ctx_t *ctx,
   return SVN_NO_ERROR;
 }
 
-/* Open PATH, a file no reader looks at yet, for writing from scratch.
-   A leftover of a commit that crashed before COMMIT-6 may be in the way,
-   read-only: remove it.  A missing shard directory is made. */
+/* Open PRIVATE, the transaction's own file for the new revprops, for
+   writing from scratch: a spare of the transaction when there is one
+   (txn_spare.c; *TOOK, its old bytes to be overwritten and cut off),
+   else a new file.  A read-only leftover of an attempt that failed after
+   its chmod is removed first. */
 static svn_error_t *
-open_new_file(apr_file_t **file, const char *path, commit_ctx_t *ctx,
-              apr_pool_t *scratch_pool)
+open_private(apr_file_t **file, svn_boolean_t *took, const char *private,
+             commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
   const apr_int32_t flags = APR_WRITE | APR_CREATE | APR_TRUNCATE;
-  svn_error_t *err = svn_io_file_open(file, path, flags, APR_OS_DEFAULT,
-                                      scratch_pool);
+  svn_error_t *err;
 
-  if (!err)
-    return SVN_NO_ERROR;
-  if (APR_STATUS_IS_ENOENT(err->apr_err))
-    {
-      svn_error_clear(err);
-      SVN_ERR(ensure_shards(ctx, scratch_pool));
-    }
-  else if (APR_STATUS_IS_EACCES(err->apr_err))
-    {
-      svn_error_clear(err);
-      SVN_ERR(svn_io_remove_file2(path, TRUE, scratch_pool));
-    }
-  else
+  SVN_ERR(svn_fs_fs__txn_spare_take(took, svn_fs_fs__txn_path(
+                                             ctx->fs, &ctx->txn_id, NULL,
+                                             scratch_pool),
+                                    private, scratch_pool));
+  if (*took)
+    return svn_error_trace(svn_io_file_open(file, private, APR_WRITE,
+                                            APR_OS_DEFAULT, scratch_pool));
+  err = svn_io_file_open(file, private, flags, APR_OS_DEFAULT, scratch_pool);
+  if (!err || !APR_STATUS_IS_EACCES(err->apr_err))
     return svn_error_trace(err);
-  return svn_error_trace(svn_io_file_open(file, path, flags, APR_OS_DEFAULT,
-                                          scratch_pool));
+  svn_error_clear(err);
+  SVN_ERR(svn_io_remove_file2(private, TRUE, scratch_pool));
+  return svn_error_trace(svn_io_file_open(file, private, flags,
+                                          APR_OS_DEFAULT, scratch_pool));
 }
 
-/* COMMIT-5: write the revprops file.  Revision N is invisible until
-   COMMIT-6, so the file is written in place (no temp file; a spare file
-   of the transaction may take the name first, TXN-14), fsynced, given
-   the rev file's permissions, and its directory fsynced. */
+/* COMMIT-5: write the revprops file.  The bytes go to a file of the
+   transaction ("props-final") first, are synced and given the rev file's
+   permissions; only then does the file move to revprops/<shard>/<N>
+   (durable.h), which syncs that directory.  So the public name never
+   holds a half-written file, nor a recycled file of an earlier
+   transaction whose bytes are still the old ones: `svnadmin recover`
+   after a crash may adopt revision N (its rev file is complete), and
+   must then find its own revprops or none. */
 static svn_error_t *
 write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
 {
@@ -807,21 +797,14 @@ write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   svn_stringbuf_t *dump = svn_stringbuf_create_empty(scratch_pool);
   const char *path = svn_fs_fs__path_revprops(ctx->fs, ctx->new_rev,
                                               scratch_pool);
+  const char *private = svn_fs_fs__txn_path(ctx->fs, &ctx->txn_id,
+                                            "props-final", scratch_pool);
   svn_boolean_t took;
+  svn_error_t *err;
 
   SVN_ERR(final_revprops(&props, ctx, scratch_pool, scratch_pool));
   svn_fs_fs__hashdump_unparse(dump, props, scratch_pool);
-  /* A spare file of the transaction when there is one (txn_spare.c):
-     its old bytes are overwritten and cut off. */
-  SVN_ERR(svn_fs_fs__txn_spare_take(&took, svn_fs_fs__txn_path(
-                                              ctx->fs, &ctx->txn_id, NULL,
-                                              scratch_pool),
-                                    path, scratch_pool));
-  if (took)
-    SVN_ERR(svn_io_file_open(&file, path, APR_WRITE, APR_OS_DEFAULT,
-                             scratch_pool));
-  else
-    SVN_ERR(open_new_file(&file, path, ctx, scratch_pool));
+  SVN_ERR(open_private(&file, &took, private, ctx, scratch_pool));
   SVN_ERR(svn_io_file_write_full(file, dump->data, dump->len, NULL,
                                  scratch_pool));
   if (took)
@@ -829,10 +812,17 @@ write_revprops(commit_ctx_t *ctx, apr_pool_t *scratch_pool)
   if (ctx->flush)
     SVN_ERR(svn_io_file_flush_to_disk(file, scratch_pool));
   SVN_ERR(svn_io_file_close(file, scratch_pool));
-  SVN_ERR(set_perms(path, ctx->ro_perms, scratch_pool));
-  return svn_error_trace(sync_dir(ctx, svn_dirent_dirname(path,
-                                                          scratch_pool),
-                                  scratch_pool));
+  SVN_ERR(set_perms(private, ctx->ro_perms, scratch_pool));
+  err = svn_fs_fs__move_into_place(private, path, ctx->flush, scratch_pool);
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err))
+    {
+      /* The revprops shard directory went missing: make it, retry. */
+      svn_error_clear(err);
+      SVN_ERR(ensure_shards(ctx, scratch_pool));
+      err = svn_fs_fs__move_into_place(private, path, ctx->flush,
+                                       scratch_pool);
+    }
+  return svn_error_trace(err);
 }
 
 /* fsfs.conf verify-before-commit (COMMIT-4a): check the new revision,

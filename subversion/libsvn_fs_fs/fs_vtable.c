@@ -131,7 +131,10 @@ set_uuid_locked(void *baton, apr_pool_t *pool)
     }
   else
     text = apr_pstrcat(pool, uuid, "\n", SVN_VA_NULL);
-  SVN_ERR(svn_io_write_atomic2(path, text, strlen(text), path, TRUE, pool));
+  /* The mode of db/current, as stock gives it (UUID-3). */
+  SVN_ERR(svn_io_write_atomic2(path, text, strlen(text),
+                               svn_fs_fs__path_db(fs, "current", pool), TRUE,
+                               pool));
   fs->uuid = apr_pstrdup(fs->pool, uuid);
   if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     ffd->instance_id = apr_pstrdup(fs->pool, instance_id);

@@ -7,7 +7,8 @@
  *           update_entry                     every ancestor's "children"
  *
  * A digest file vanishes when it holds neither a lock nor children
- * (LOCK-3).  Files are replaced atomically and made read-only, as stock.
+ * (LOCK-3).  Files are replaced atomically; files and directories get
+ * the permissions stock gives them (see "Permissions" below).
  */
 #include <apr_strings.h>
 
@@ -25,6 +26,7 @@
 #include "locks_read.h"
 #include "locks_write.h"
 #include "node_walk.h"
+#include "paths.h"
 #include "repo.h"
 
 /* ------------------------------------------------------------------ */
@@ -106,8 +108,48 @@ entry_dump(const entry_t *entry, apr_pool_t *pool)
   return dump;
 }
 
+/* ------------------------------------------------------------------ */
+/* Permissions                                                         */
+
+/* What stock gives the files and directories it creates under db/locks
+   (so that a repository shared by a group stays usable by every member,
+   whatever their umask): the directories get the permissions of db/
+   itself, the digest files those of r0's revision file (its pack file
+   once packed) -- read-only unless the administrator made r0 writable. */
+
+/* Create directory DIR of FS's locks unless it exists, with the
+   permissions of db/. */
+static svn_error_t *
+ensure_locks_dir(svn_fs_t *fs, const char *dir, apr_pool_t *pool)
+{
+  svn_error_t *err = svn_io_dir_make(dir, APR_OS_DEFAULT, pool);
+
+  if (err && APR_STATUS_IS_EEXIST(err->apr_err))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  return svn_error_trace(svn_io_copy_perms(fs->path, dir, pool));
+}
+
+/* Give PATH the permissions of r0's revision file in FS. */
+static svn_error_t *
+copy_r0_perms(svn_fs_t *fs, const char *path, apr_pool_t *pool)
+{
+  svn_error_t *err = svn_io_copy_perms(svn_fs_fs__path_rev(fs, 0, pool),
+                                       path, pool);
+
+  if (!err || !APR_STATUS_IS_ENOENT(err->apr_err))
+    return svn_error_trace(err);
+  svn_error_clear(err);
+  return svn_error_trace(svn_io_copy_perms(
+           svn_fs_fs__path_rev_packed(fs, 0, "pack", pool), path, pool));
+}
+
 /* Write ENTRY as digest file DIGEST, or delete the file if ENTRY is
-   empty (LOCK-3). */
+   empty (LOCK-3).  The new file takes the old one's name complete and
+   with its final permissions. */
 static svn_error_t *
 write_entry(svn_fs_t *fs, const char *digest, const entry_t *entry,
             apr_pool_t *pool)
@@ -120,10 +162,11 @@ write_entry(svn_fs_t *fs, const char *digest, const entry_t *entry,
   if (entry->lock == NULL && entry->children->nelts == 0)
     return svn_error_trace(svn_io_remove_file2(path, TRUE, pool));
   dump = entry_dump(entry, pool);
-  SVN_ERR(svn_io_make_dir_recursively(dir, pool));
+  SVN_ERR(ensure_locks_dir(fs, svn_dirent_dirname(dir, pool), pool));
+  SVN_ERR(ensure_locks_dir(fs, dir, pool));
   SVN_ERR(svn_io_write_unique(&tmp, dir, dump->data, dump->len,
                               svn_io_file_del_none, pool));
-  SVN_ERR(svn_io_set_file_read_only(tmp, FALSE, pool));
+  SVN_ERR(copy_r0_perms(fs, tmp, pool));
   return svn_error_trace(svn_io_file_rename2(tmp, path, FALSE, pool));
 }
 

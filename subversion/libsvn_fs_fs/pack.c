@@ -6,7 +6,8 @@
  *     pack_shard             for each complete shard past min-unpacked-rev
  *       write_physical_pack  revs/S.pack/{pack,manifest}     PACK-2
  *       write_logical_pack   revs/S.pack/pack with indexes   PACK-3
- *         read_rev_items       each revision's P2L, node-revs, rep headers
+ *         read_rev_items       each revision's P2L, its L2P item count,
+ *                              node-revs, rep headers
  *         svn_fs_fs__pack_order
  *         copy_items           item by item, checksums verified
  *       (write lock) finish_shard
@@ -412,6 +413,45 @@ keep_data(const char **data, pack_ctx_t *ctx, apr_file_t *file,
   return SVN_NO_ERROR;
 }
 
+/* How many item indexes revision REV has: the entries of its L2P pages
+   (in FILE, or in BYTES when it is held whole; FOOTER locates the
+   section).  The whole section is decoded and checked (L2P-1..6), so the
+   count is backed by at least one byte of the file per entry (L2P-5).
+   Each item of the P2L index must be one of them (P2L-8): this bounds
+   what pack allocates per item index by the size of the file, not by the
+   2^56 an index entry may hold. */
+static svn_error_t *
+l2p_item_count(apr_uint64_t *count, const char *bytes, apr_file_t *file,
+               const svn_fs_fs__footer_t *footer, svn_revnum_t rev,
+               const char *where, apr_pool_t *scratch_pool)
+{
+  apr_size_t len = (apr_size_t)(footer->p2l_offset - footer->l2p_offset);
+  const char *section = bytes ? bytes + footer->l2p_offset : NULL;
+  svn_fs_fs__l2p_header_t *header;
+  apr_uint64_t k;
+
+  if (section == NULL)
+    {
+      char *buf = apr_palloc(scratch_pool, len);
+
+      SVN_ERR(read_at(buf, len, file, footer->l2p_offset, where));
+      section = buf;
+    }
+  SVN_ERR(svn_fs_fs__l2p_check_section(&header,
+                                       (const unsigned char *)section, len,
+                                       footer->l2p_offset, where,
+                                       scratch_pool));
+  if (header->first_revision != rev || header->revision_count != 1)
+    return svn_fs_fs__index_corrupt("L2P-2", where,
+             "L2P index covers r%ld and %" APR_UINT64_T_FMT " revisions, "
+             "not r%ld alone", header->first_revision,
+             header->revision_count, rev);
+  *count = 0;
+  for (k = 0; k < header->page_count; k++)
+    *count += header->page_table[k].entry_count;
+  return SVN_NO_ERROR;
+}
+
 /* Append the items of revision REV (in its file at PATH) to ITEMS (in
    RESULT_POOL); their bytes stay in CTX's arena when its budget allows. */
 static svn_error_t *
@@ -426,6 +466,7 @@ read_rev_items(apr_array_header_t *items, pack_ctx_t *ctx, svn_revnum_t rev,
   apr_file_t *file;
   apr_off_t size;
   const char *data;
+  apr_uint64_t item_count;
   int i;
 
   SVN_ERR(svn_io_file_open(&file, path, APR_READ, APR_OS_DEFAULT,
@@ -437,8 +478,13 @@ read_rev_items(apr_array_header_t *items, pack_ctx_t *ctx, svn_revnum_t rev,
     {
       SVN_ERR(svn_fs_fs__pack_read_p2l(&entries, &footer, file, where,
                                        scratch_pool, scratch_pool));
+      SVN_ERR(l2p_item_count(&item_count, NULL, file, &footer, rev, where,
+                             scratch_pool));
       SVN_ERR(keep_data(&data, ctx, file, footer.l2p_offset, where));
     }
+  else
+    SVN_ERR(l2p_item_count(&item_count, data, file, &footer, rev, where,
+                           scratch_pool));
   for (i = 0; i < entries->nelts; i++)
     {
       const svn_fs_fs__p2l_entry_t *e
@@ -452,6 +498,13 @@ read_rev_items(apr_array_header_t *items, pack_ctx_t *ctx, svn_revnum_t rev,
         return svn_fs_fs__index_corrupt(
                  "P2L-6", where, "Item at offset %" APR_OFF_T_FMT
                  " does not belong to r%ld's data", e->offset, rev);
+      /* copy_items makes room for every index up to this one. */
+      if (e->item_index >= item_count)
+        return svn_fs_fs__corrupt(
+                 "P2L-8", where, "Item %" APR_UINT64_T_FMT " at offset %"
+                 APR_OFF_T_FMT " is not in r%ld's L2P index, which has %"
+                 APR_UINT64_T_FMT " item indexes", e->item_index, e->offset,
+                 rev, item_count);
       svn_pool_clear(iterpool);
       item = apr_array_push(items);
       svn_fs_fs__pack_item_init(item, e);
@@ -582,8 +635,15 @@ copy_items(apr_array_header_t **p2l, apr_array_header_t **l2p,
       SVN_ERR(copy_item(pack, file, item, buf, iterpool));
       *entry = item->entry;
       entry->offset = *covered;
+      /* Bounded by the revision's L2P entries (read_rev_items). */
       while ((apr_uint64_t)offsets->nelts <= item->entry.item_index)
         APR_ARRAY_PUSH(offsets, apr_off_t) = -1;
+      if (APR_ARRAY_IDX(offsets, item->entry.item_index, apr_off_t) != -1)
+        return svn_fs_fs__corrupt(
+                 "P2L-8", svn_fs_fs__path_rev(ctx->fs, item->entry.revision,
+                                              iterpool),
+                 "Two items of r%ld have item index %" APR_UINT64_T_FMT,
+                 item->entry.revision, item->entry.item_index);
       APR_ARRAY_IDX(offsets, item->entry.item_index, apr_off_t) = *covered;
       *covered += item->entry.size;
     }
@@ -712,24 +772,33 @@ path_exists(svn_boolean_t *exists, const char *path,
   return SVN_NO_ERROR;
 }
 
-/* fsync every file of directory DIR, then DIR itself. */
+/* Make the directory DIR, made by this pack, durable: fsync every file
+   in it (FILES), then DIR, then its parent, which holds DIR's own entry
+   (a new directory's name is lost in a power cut until its parent is
+   synced, and the unpacked files it replaces are about to go). */
 static svn_error_t *
-sync_dir(const char *dir, apr_pool_t *scratch_pool)
+sync_new_dir(const char *dir, svn_boolean_t files, apr_pool_t *scratch_pool)
 {
   apr_hash_t *dirents;
   apr_hash_index_t *hi;
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
 
-  SVN_ERR(svn_io_get_dirents3(&dirents, dir, TRUE, scratch_pool,
-                              scratch_pool));
-  for (hi = apr_hash_first(scratch_pool, dirents); hi; hi = apr_hash_next(hi))
+  if (files)
     {
-      svn_pool_clear(iterpool);
-      SVN_ERR(sync_path(svn_dirent_join(dir, apr_hash_this_key(hi),
-                                        iterpool), iterpool));
+      SVN_ERR(svn_io_get_dirents3(&dirents, dir, TRUE, scratch_pool,
+                                  scratch_pool));
+      for (hi = apr_hash_first(scratch_pool, dirents); hi;
+           hi = apr_hash_next(hi))
+        {
+          svn_pool_clear(iterpool);
+          SVN_ERR(sync_path(svn_dirent_join(dir, apr_hash_this_key(hi),
+                                            iterpool), iterpool));
+        }
     }
   svn_pool_destroy(iterpool);
-  return svn_error_trace(sync_path(dir, scratch_pool));
+  SVN_ERR(sync_path(dir, scratch_pool));
+  return svn_error_trace(sync_path(svn_dirent_dirname(dir, scratch_pool),
+                                   scratch_pool));
 }
 
 /* Whether the plain revprop files of the shard starting at START are
@@ -766,10 +835,25 @@ pack_revprops(pack_ctx_t *ctx, svn_revnum_t start, apr_pool_t *scratch_pool)
       if (packed)
         return SVN_NO_ERROR;
     }
-  SVN_ERR(svn_fs_fs__pack_revprops_shard(ctx->fs, ctx->shard,
-                                         ctx->cancel_func, ctx->cancel_baton,
-                                         scratch_pool));
-  return svn_error_trace(sync_dir(dir, scratch_pool));
+  return svn_error_trace(svn_fs_fs__pack_revprops_durably(
+           ctx->fs, ctx->shard, ctx->cancel_func, ctx->cancel_baton,
+           scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__pack_revprops_durably(svn_fs_t *fs, svn_revnum_t shard,
+                                 svn_cancel_func_t cancel_func,
+                                 void *cancel_baton,
+                                 apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  SVN_ERR(svn_fs_fs__pack_revprops_shard(fs, shard, cancel_func,
+                                         cancel_baton, scratch_pool));
+  return svn_error_trace(sync_new_dir(
+           svn_fs_fs__path_revprops_pack_shard(
+             fs, shard * ffd->max_files_per_dir, scratch_pool),
+           TRUE, scratch_pool));
 }
 
 /* PACK-5: db/min-unpacked-rev = NEXT, atomically and durably. */
@@ -854,9 +938,10 @@ pack_shard(pack_ctx_t *ctx, svn_revnum_t shard, svn_boolean_t write_locked,
     SVN_ERR(write_logical_pack(ctx, start, scratch_pool));
   else
     SVN_ERR(write_physical_pack(ctx, start, scratch_pool));
-  SVN_ERR(sync_path(svn_dirent_dirname(svn_fs_fs__path_rev_packed(
-                      ctx->fs, start, "pack", scratch_pool), scratch_pool),
-                    scratch_pool));
+  /* Both files were fsynced as they were sealed. */
+  SVN_ERR(sync_new_dir(svn_dirent_dirname(svn_fs_fs__path_rev_packed(
+                         ctx->fs, start, "pack", scratch_pool), scratch_pool),
+                       FALSE, scratch_pool));
   if (write_locked)
     SVN_ERR(finish_shard(ctx, scratch_pool));
   else

@@ -22,6 +22,18 @@ svn_fs_fs__pack(svn_fs_t *fs, svn_fs_pack_notify_t notify_func,
                 void *notify_baton, svn_cancel_func_t cancel_func,
                 void *cancel_baton, apr_pool_t *scratch_pool);
 
+/* Pack the revprops of complete shard SHARD of FS (RPPACK-8) into a new
+   revprops/<SHARD>.pack and make it durable before returning: every file
+   in it, the directory and the directory's entry in db/revprops are
+   fsynced (PACK-4).  Only then may the plain files it replaces go
+   (PACK-6; OLD-9 for upgrades).  CANCEL_FUNC may be NULL.  The caller
+   holds the write lock. */
+svn_error_t *
+svn_fs_fs__pack_revprops_durably(svn_fs_t *fs, svn_revnum_t shard,
+                                 svn_cancel_func_t cancel_func,
+                                 void *cancel_baton,
+                                 apr_pool_t *scratch_pool);
+
 /* Index helpers, also usable by other writers of logical files. */
 
 /* The footer and all P2L entries (svn_fs_fs__p2l_entry_t, in offset

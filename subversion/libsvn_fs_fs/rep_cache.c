@@ -107,14 +107,27 @@ sqlite_error(int rc, sqlite3 *db, const char *path)
                            ? " (rule RCACHE-1)" : "");
 }
 
-/* Give DB FS's schema unless it has it (user_version 0: a new file, or one
-   whose creator was interrupted).  One transaction, so that a crash or a
-   failed write leaves either no table or the table with user_version 1;
-   never the table without the version, which stock's initialization
-   rejects ("table rep_cache already exists"; found by the I/O-error
-   campaign, doc/reliability.md). */
-static int
-ensure_schema(sqlite3 *db, svn_fs_t *fs)
+/* End the transaction DB may still be in after ERR (returned): a failed
+   statement inside BEGIN ... COMMIT leaves it open, and this connection
+   would keep its lock and fail every later use of the rep-cache through
+   its svn_fs_t.  ERR must be built first: the ROLLBACK's success
+   replaces SQLite's message by "not an error". */
+static svn_error_t *
+end_failed_txn(svn_error_t *err, sqlite3 *db)
+{
+  if (!sqlite3_get_autocommit(db))
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return err;
+}
+
+/* Give DB (at PATH) FS's schema unless it has it (user_version 0: a new
+   file, or one whose creator was interrupted).  One transaction, so that
+   a crash or a failed write leaves either no table or the table with
+   user_version 1; never the table without the version, which stock's
+   initialization rejects ("table rep_cache already exists"; found by the
+   I/O-error campaign, doc/reliability.md). */
+static svn_error_t *
+ensure_schema(sqlite3 *db, svn_fs_t *fs, const char *path)
 {
   sqlite3_stmt *stmt;
   int version = -1;
@@ -124,12 +137,14 @@ ensure_schema(sqlite3 *db, svn_fs_t *fs)
     version = sqlite3_column_int(stmt, 0);
   if (rc == SQLITE_OK)
     rc = sqlite3_finalize(stmt);
-  if (rc != SQLITE_OK || version != 0)
-    return rc;
+  if (rc != SQLITE_OK)
+    return sqlite_error(rc, db, path);
+  if (version != 0)
+    return SVN_NO_ERROR;
   rc = sqlite3_exec(db, schema_sql(fs), NULL, NULL, NULL);
-  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-  return rc;
+  if (rc != SQLITE_OK)
+    return end_failed_txn(sqlite_error(rc, db, path), db);
+  return SVN_NO_ERROR;
 }
 
 /* Pool cleanup closing the connection. */
@@ -156,6 +171,28 @@ has_table(sqlite3 *db)
   return found;
 }
 
+/* Create the empty file PATH (FS's rep-cache.db) with the permissions of
+   db/current, as stock does, unless it exists.  SQLite would create it
+   with this process's umask: in a repository shared by a group, the
+   first committer would own a database no other member may write, and
+   every later commit by another user would fail to add its rows. */
+static svn_error_t *
+create_db_file(svn_fs_t *fs, const char *path, apr_pool_t *scratch_pool)
+{
+  svn_error_t *err = svn_io_file_create_empty(path, scratch_pool);
+
+  /* Another process made it meanwhile: its creator gave it the mode. */
+  if (err && APR_STATUS_IS_EEXIST(err->apr_err))
+    {
+      svn_error_clear(err);
+      return SVN_NO_ERROR;
+    }
+  SVN_ERR(err);
+  return svn_error_trace(svn_io_copy_perms(
+           svn_fs_fs__path_db(fs, "current", scratch_pool), path,
+           scratch_pool));
+}
+
 /* Open (CREATE: creating file and table) FS's rep-cache.db into *DB,
    reusing the connection of an earlier call.  *DB NULL when the file is
    missing and CREATE is FALSE. */
@@ -166,6 +203,7 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
   const char *path;
   void *held;
   svn_node_kind_t kind;
+  svn_error_t *err = SVN_NO_ERROR;
   int rc;
 
   apr_pool_userdata_get(&held, db_userdata_key(fs, scratch_pool), fs->pool);
@@ -176,6 +214,8 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
   SVN_ERR(svn_io_check_path(path, &kind, scratch_pool));
   if (kind != svn_node_file && !create)
     return SVN_NO_ERROR;
+  if (kind == svn_node_none)
+    SVN_ERR(create_db_file(fs, path, scratch_pool));
   rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                        NULL);
   if (rc == SQLITE_OK)
@@ -192,11 +232,12 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
      against the repository before they share a rep. */
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(*db, "PRAGMA synchronous = OFF", NULL, NULL, NULL);
-  if (rc == SQLITE_OK)
-    rc = ensure_schema(*db, fs);
   if (rc != SQLITE_OK)
+    err = sqlite_error(rc, *db, path);
+  else
+    err = ensure_schema(*db, fs, path);
+  if (err)
     {
-      svn_error_t *err = sqlite_error(rc, *db, path);
       sqlite3_close_v2(*db);
       *db = NULL;
       return err;
@@ -321,13 +362,14 @@ insert_row(sqlite3 *db, sqlite3_stmt *stmt, const svn_fs_fs__rep_t *rep,
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Insert all of REPS inside one sqlite transaction on DB. */
-static int
-insert_all(sqlite3 *db, const apr_array_header_t *reps,
+/* Insert all of REPS inside one sqlite transaction on DB (at PATH). */
+static svn_error_t *
+insert_all(sqlite3 *db, const apr_array_header_t *reps, const char *path,
            apr_pool_t *scratch_pool)
 {
   apr_pool_t *iterpool = svn_pool_create(scratch_pool);
   sqlite3_stmt *stmt = NULL;
+  svn_error_t *err = SVN_NO_ERROR;
   int i;
   int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 
@@ -343,16 +385,20 @@ insert_all(sqlite3 *db, const apr_array_header_t *reps,
       if (rep->has_sha1 && SVN_IS_VALID_REVNUM(rep->revision))
         rc = insert_row(db, stmt, rep, iterpool);
     }
-  sqlite3_finalize(stmt);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-  /* A COMMIT that failed (a reader holds the database) leaves the
-     transaction open: end it, or this connection would keep its lock and
-     fail every later use of the rep-cache through this svn_fs_t. */
-  if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   svn_pool_destroy(iterpool);
-  return rc;
+  /* The message first: finalizing and rolling back change it. */
+  if (rc != SQLITE_OK)
+    err = sqlite_error(rc, db, path);
+  sqlite3_finalize(stmt);
+  /* A COMMIT that fails (a reader holds the database) leaves the
+     transaction open, as does a failed INSERT. */
+  if (!err)
+    {
+      rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+      if (rc != SQLITE_OK)
+        err = sqlite_error(rc, db, path);
+    }
+  return err ? end_failed_txn(err, db) : SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -360,7 +406,7 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
                          apr_pool_t *scratch_pool)
 {
   sqlite3 *db;
-  int rc;
+  const char *path;
 
   if (!SVN_FS_FS__DATA(fs)->rep_sharing_allowed)
     return SVN_NO_ERROR;
@@ -369,15 +415,12 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
   SVN_ERR(open_db(&db, fs, TRUE, scratch_pool));
   if (reps->nelts == 0)
     return SVN_NO_ERROR;
+  path = svn_fs_fs__path_db(fs, "rep-cache.db", scratch_pool);
   /* The connection may have been opened by a lookup before the table
      existed. */
-  rc = has_table(db) ? SQLITE_OK : ensure_schema(db, fs);
-  if (rc == SQLITE_OK)
-    rc = insert_all(db, reps, scratch_pool);
-  if (rc != SQLITE_OK)
-    return sqlite_error(rc, db, svn_fs_fs__path_db(fs, "rep-cache.db",
-                                                   scratch_pool));
-  return SVN_NO_ERROR;
+  if (!has_table(db))
+    SVN_ERR(ensure_schema(db, fs, path));
+  return svn_error_trace(insert_all(db, reps, path, scratch_pool));
 }
 
 /* Fill the location fields of *REP from the current row of STMT

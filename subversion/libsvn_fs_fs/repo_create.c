@@ -25,6 +25,7 @@
 #include "format.h"
 #include "fsconf.h"
 #include "hashdump.h"
+#include "pack.h"
 #include "repo.h"
 #include "revprops.h"
 
@@ -255,22 +256,26 @@ typedef struct upgrade_baton_t
   void *notify_baton;
 } upgrade_baton_t;
 
-/* Create NAME in DB with TEXT unless it exists already. */
+/* Create NAME in DB with TEXT unless it exists already; durably (temp
+   file fsynced, renamed, DB fsynced): the new db/format will rely on it. */
 static svn_error_t *
 create_if_missing(const char *db, const char *name, const char *text,
                   apr_pool_t *pool)
 {
+  const char *path = svn_dirent_join(db, name, pool);
   svn_node_kind_t kind;
 
-  SVN_ERR(svn_io_check_path(svn_dirent_join(db, name, pool), &kind, pool));
+  SVN_ERR(svn_io_check_path(path, &kind, pool));
   if (kind != svn_node_none)
     return SVN_NO_ERROR;
-  return svn_error_trace(write_db_text(db, name, text, pool));
+  return svn_error_trace(svn_io_write_atomic2(path, text, strlen(text), NULL,
+                                              TRUE, pool));
 }
 
 /* OLD-9: what a format FORMAT repository lacks to be a format 6+ one.
    Revisions, ids and db/current stay as they are: newer formats read the
-   old forms. */
+   old forms.  The entry of a new txn-protorevs/ becomes durable with the
+   next fsync of DB (the uuid's, before db/format changes). */
 static svn_error_t *
 add_missing_files(const char *db, int format, apr_pool_t *pool)
 {
@@ -291,8 +296,14 @@ add_missing_files(const char *db, int format, apr_pool_t *pool)
 
 /* OLD-9: format 4 packed revisions only, format 6+ packs their revprops
    too.  Before the format changes, pack the revprops of every packed
-   shard (CLEANUP false); afterwards, remove their plain files (CLEANUP
-   true).  A crash in between leaves extra files, never missing ones. */
+   shard, durably (CLEANUP false); afterwards, remove their plain files
+   (CLEANUP true).  The steps, each durable before the next begins:
+     1. revprops/<S>.pack: pack files, manifest, the directory and its
+        entry in revprops/ fsynced (svn_fs_fs__pack_revprops_durably);
+     2. db/format replaced (temp file fsynced, renamed, db/ fsynced);
+     3. the plain files unlinked.
+   A crash before 2 leaves an old-format repository whose readers use the
+   plain files; after 2, every revprop of a packed shard is in its pack. */
 static svn_error_t *
 pack_old_revprops(upgrade_baton_t *b, int old_format, svn_boolean_t cleanup,
                   apr_pool_t *pool)
@@ -314,8 +325,8 @@ pack_old_revprops(upgrade_baton_t *b, int old_format, svn_boolean_t cleanup,
       if (cleanup)
         SVN_ERR(svn_fs_fs__remove_unpacked_revprops(b->fs, shard, iterpool));
       else
-        SVN_ERR(svn_fs_fs__pack_revprops_shard(b->fs, shard, NULL, NULL,
-                                               iterpool));
+        SVN_ERR(svn_fs_fs__pack_revprops_durably(b->fs, shard, NULL, NULL,
+                                                 iterpool));
       if (b->notify_func)
         SVN_ERR(b->notify_func(b->notify_baton, shard,
                                cleanup ? svn_fs_upgrade_cleanup_revprops
@@ -350,8 +361,11 @@ upgrade_locked(void *baton, apr_pool_t *pool)
 
     text = apr_pstrcat(pool, b->fs->uuid, "\n", instance_id, "\n",
                        SVN_VA_NULL);
+    /* With db/current's mode, as stock gives it (multi-user repos). */
     SVN_ERR(svn_io_write_atomic2(svn_dirent_join(db, "uuid", pool), text,
-                                 strlen(text), NULL, TRUE, pool));
+                                 strlen(text),
+                                 svn_dirent_join(db, "current", pool), TRUE,
+                                 pool));
     ffd->instance_id = apr_pstrdup(b->fs->pool, instance_id);
   }
   format.format = SVN_FS_FS__MAX_FORMAT;

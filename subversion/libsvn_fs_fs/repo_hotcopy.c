@@ -195,6 +195,11 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
                              svn_dirent_local_style(
                                dst_of(h, "rep-cache.db", pool), pool),
                              sqlite3_errstr(rc));
+  /* The source's mode, made writable, as stock does: the copy must take
+     commits of every user the source did. */
+  SVN_ERR(svn_io_copy_perms(src, dst_of(h, "rep-cache.db", pool), pool));
+  SVN_ERR(svn_io_set_file_read_write(dst_of(h, "rep-cache.db", pool), FALSE,
+                                     pool));
   /* Keep the stock layout: the (empty) journal file exists beside it. */
   return svn_error_trace(create_own_file(h, "rep-cache.db-journal", FALSE,
                                          pool));

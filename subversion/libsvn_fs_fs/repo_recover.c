@@ -3,8 +3,9 @@
  *
  *   svn_fs_fs__recover               (all locks held)
  *     find_youngest                  probe rev files above the packs
- *     check_root                     the nodes layer reads its root
  *     compare with the old db/current
+ *     skip_unfinished                a commit cut between COMMIT-4 and 5
+ *     check_root                     the nodes layer reads its root
  *     check_revprops                 the youngest has its revprops
  *     svn_fs_fs__rep_cache_prune     no rows after the youngest
  *     repair_txn_current             only if unreadable (TXN-2)
@@ -99,6 +100,29 @@ check_revprops(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *pool)
     return svn_fs_fs__corrupt("CURRENT-2", NULL,
                               "Revision %ld has a non-file where its "
                               "revprops file should be", rev);
+  return SVN_NO_ERROR;
+}
+
+/* A commit killed between COMMIT-4 and COMMIT-5 leaves the rev file of
+   revision CURRENT + 1 without its revprops file.  db/current never named
+   it, so nobody was told it exists: it is an unfinished commit, not a
+   damaged revision, and *YOUNGEST steps back below it (stock refuses to
+   recover here; the next commit's move replaces the orphan either way).
+   Only above a readable db/current: without one, a missing revprops file
+   is damage and check_revprops() says so. */
+static svn_error_t *
+skip_unfinished(svn_revnum_t *youngest, svn_fs_t *fs, svn_revnum_t current,
+                apr_pool_t *pool)
+{
+  svn_node_kind_t kind;
+
+  if (!SVN_IS_VALID_REVNUM(current) || *youngest != current + 1
+      || *youngest < SVN_FS_FS__DATA(fs)->min_unpacked_rev)
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_io_check_path(svn_fs_fs__path_revprops(fs, *youngest, pool),
+                            &kind, pool));
+  if (kind == svn_node_none)
+    *youngest = current;
   return SVN_NO_ERROR;
 }
 
@@ -272,7 +296,9 @@ repair_txn_current(svn_fs_t *fs, apr_pool_t *pool)
                          pool));
   len = svn__ui64tobase36(buf, seq);
   buf[len++] = '\n';
-  return svn_error_trace(svn_io_write_atomic2(path, buf, len, NULL, TRUE,
+  /* A file that exists keeps its mode (group-shared repositories). */
+  return svn_error_trace(svn_io_write_atomic2(path, buf, len,
+                                              text ? path : NULL, TRUE,
                                               pool));
 }
 
@@ -286,12 +312,13 @@ recover_locked(void *baton, apr_pool_t *pool)
   const char *text;
 
   SVN_ERR(find_youngest(&youngest, b, pool));
-  SVN_ERR(check_root(fs, youngest, pool));
   current = old_current(fs, pool);
   if (SVN_IS_VALID_REVNUM(current) && current > youngest)
     return svn_error_createf(SVN_ERR_FS_CORRUPT, NULL,
                              "Expected current rev to be <= %ld "
                              "but found %ld", youngest, current);
+  SVN_ERR(skip_unfinished(&youngest, fs, current, pool));
+  SVN_ERR(check_root(fs, youngest, pool));
   SVN_ERR(check_revprops(fs, youngest, pool));
   SVN_ERR(svn_fs_fs__rep_cache_prune(fs->path, youngest, pool));
   SVN_ERR(repair_txn_current(fs, pool));
@@ -299,8 +326,12 @@ recover_locked(void *baton, apr_pool_t *pool)
     SVN_ERR(old_style_current(&text, b, youngest, pool));
   else
     text = apr_psprintf(pool, "%ld\n", youngest);
+  /* db/current keeps its mode, as with stock: another user of a
+     group-shared repository must still be able to commit. */
   return svn_error_trace(svn_io_write_atomic2(path, text, strlen(text),
-                                              NULL, TRUE, pool));
+                                              SVN_IS_VALID_REVNUM(current)
+                                                ? path : NULL,
+                                              TRUE, pool));
 }
 
 svn_error_t *

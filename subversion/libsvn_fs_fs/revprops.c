@@ -1139,19 +1139,32 @@ svn_fs_fs__verify_revprops(svn_fs_t *fs, svn_revnum_t rev,
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 
-/* Atomically replace PATH by DATA: temp file in the same directory,
-   then rename.  READ_ONLY: make the file read-only first (REVPROP-3). */
+/* The file whose mode the revprop files of REV take when they are
+   written: REV's revision file, packed or not (REVPROP-3, RPPACK-7).  It
+   exists whatever the revprops' state, and in a repository shared by a
+   group it has the group's mode, which the writer's umask may not give. */
+static const char *
+perms_reference(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *result_pool)
+{
+  return svn_fs_fs__is_packed_rev(fs, rev)
+         ? svn_fs_fs__path_rev_packed(fs, rev, "pack", result_pool)
+         : svn_fs_fs__path_rev(fs, rev, result_pool);
+}
+
+/* Atomically replace PATH by DATA: temp file in the same directory
+   (fsynced), then rename (and the directory fsynced).  The new file gets
+   the mode of PERMS_FROM, or with NULL the default mode (umask). */
 static svn_error_t *
 replace_file(const char *path, const svn_stringbuf_t *data,
-             svn_boolean_t read_only, apr_pool_t *scratch_pool)
+             const char *perms_from, apr_pool_t *scratch_pool)
 {
   const char *tmp;
 
   SVN_ERR(svn_io_write_unique(&tmp, svn_dirent_dirname(path, scratch_pool),
                               data->data, data->len, svn_io_file_del_none,
                               scratch_pool));
-  if (read_only)
-    SVN_ERR(svn_io_set_file_read_only(tmp, FALSE, scratch_pool));
+  if (perms_from)
+    SVN_ERR(svn_io_copy_perms(perms_from, tmp, scratch_pool));
   return svn_error_trace(svn_io_file_rename2(tmp, path, TRUE, scratch_pool));
 }
 
@@ -1164,16 +1177,17 @@ write_plain(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
 
   svn_fs_fs__hashdump_unparse(dump, proplist, scratch_pool);
   return svn_error_trace(replace_file(
-           svn_fs_fs__path_revprops(fs, rev, scratch_pool), dump, TRUE,
-           scratch_pool));
+           svn_fs_fs__path_revprops(fs, rev, scratch_pool), dump,
+           perms_reference(fs, rev, scratch_pool), scratch_pool));
 }
 
-/* Write a pack file named after ENTRY holding DUMPS[FIRST .. LAST]. */
+/* Write a pack file named after ENTRY holding DUMPS[FIRST .. LAST], with
+   the mode of PERMS_FROM (NULL: the default mode). */
 static svn_error_t *
 write_pack_file(svn_fs_t *fs, svn_revnum_t shard_rev,
                 const svn_fs_fs__revprop_manifest_entry_t *entry,
                 const apr_array_header_t *dumps, int first, int last,
-                svn_boolean_t read_only, apr_pool_t *scratch_pool)
+                const char *perms_from, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   apr_array_header_t *part = apr_array_make(scratch_pool, last - first + 1,
@@ -1194,7 +1208,7 @@ write_pack_file(svn_fs_t *fs, svn_revnum_t shard_rev,
            pack_file_path(fs, shard_rev,
                           svn_fs_fs__revprop_pack_name(entry, scratch_pool),
                           scratch_pool),
-           wrapped, read_only, scratch_pool));
+           wrapped, perms_from, scratch_pool));
 }
 
 /* Serialized revprops of every revision of PACK, with REV's replaced by
@@ -1253,14 +1267,15 @@ split_pack(svn_fs_t *fs, svn_revnum_t rev, apr_array_header_t *entries,
       parts[p].start_rev = pack->start_rev + bounds[p][0];
       parts[p].counter = counter;
       SVN_ERR(write_pack_file(fs, rev, &parts[p], dumps, bounds[p][0],
-                              bounds[p][1], FALSE, scratch_pool));
+                              bounds[p][1], NULL, scratch_pool));
       for (i = bounds[p][0]; i <= bounds[p][1]; i++)
         APR_ARRAY_IDX(entries, pack->start_rev + i - first_rev,
                       svn_fs_fs__revprop_manifest_entry_t) = parts[p];
     }
   svn_fs_fs__revprop_manifest_unparse(manifest, entries);
   SVN_ERR(replace_file(pack_file_path(fs, rev, "manifest", scratch_pool),
-                       manifest, TRUE, scratch_pool));
+                       manifest, perms_reference(fs, rev, scratch_pool),
+                       scratch_pool));
   return svn_error_trace(svn_io_remove_file2(
            pack_file_path(fs, rev, old_name, scratch_pool), TRUE,
            scratch_pool));
@@ -1299,9 +1314,9 @@ write_packed(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
   dumps = pack_dumps(&pack, rev, proplist, &total, scratch_pool);
   /* Rewriting the pack in place needs only REV's line ... */
   if (pack.count == 1 || total <= (apr_size_t)ffd->revprop_pack_size)
-    return svn_error_trace(write_pack_file(fs, rev, &entry, dumps, 0,
-                                           pack.count - 1, TRUE,
-                                           scratch_pool));
+    return svn_error_trace(write_pack_file(
+             fs, rev, &entry, dumps, 0, pack.count - 1,
+             perms_reference(fs, rev, scratch_pool), scratch_pool));
   /* ... but a split writes a new manifest: every line must be sound, and
      no line too many, or we would spread the damage (RPPACK-7). */
   SVN_ERR(svn_fs_fs__revprop_manifest_check_count(&manifest,
@@ -1404,7 +1419,12 @@ svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
 
   SVN_ERR(svn_io_remove_dir2(pack_dir, TRUE, cancel_func, cancel_baton,
                              scratch_pool));
-  SVN_ERR(svn_io_make_dir_recursively(pack_dir, scratch_pool));
+  /* The mode of the directory it replaces, as stock: in a repository
+     shared by a group, everyone must be able to rewrite packs (setlog). */
+  SVN_ERR(svn_io_dir_make(pack_dir, APR_OS_DEFAULT, scratch_pool));
+  SVN_ERR(svn_io_copy_perms(svn_fs_fs__path_revprops_shard(fs, start,
+                                                           scratch_pool),
+                            pack_dir, scratch_pool));
   for (rev = first; rev < start + ffd->max_files_per_dir; rev++)
     {
       svn_fs_fs__revprop_manifest_entry_t entry;

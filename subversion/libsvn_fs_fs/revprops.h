@@ -49,8 +49,11 @@ svn_fs_fs__revprop_packs_held(svn_fs_t *fs);
 /* Pack the revprops of complete shard SHARD of FS (RPPACK-8): write
    db/revprops/<SHARD>.pack/ with pack files of at most ~90% of the
    configured size and the manifest, from the plain files, which are left
-   in place.  An existing (half-written) pack directory is replaced.
-   CANCEL_FUNC may be NULL.  The caller holds the pack lock. */
+   in place.  An existing (half-written) pack directory is replaced; the
+   new one takes the mode of db/revprops/<SHARD>, its files the default
+   mode.  Nothing is fsynced here: svn_fs_fs__pack_revprops_durably
+   (pack.h) packs and then syncs.  CANCEL_FUNC may be NULL.  The caller
+   holds the pack lock. */
 svn_error_t *
 svn_fs_fs__pack_revprops_shard(svn_fs_t *fs, svn_revnum_t shard,
                                svn_cancel_func_t cancel_func,

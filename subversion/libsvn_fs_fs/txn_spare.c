@@ -19,7 +19,12 @@
  * and each new file of the transaction is a spare renamed into place with
  * renameat2(RENAME_NOREPLACE), whose old bytes the writer overwrites.
  *
- * Safety: a spare name is never read as a transaction file, so a stock
+ * Safety: a spare is reused only after the kernel proved that nobody has
+ * it open for writing (nobody_writes(), a write lease), so a late writer
+ * of the finished transaction writes into a file nobody reads, as with
+ * stock; and a spare that becomes a public file (db/current, a revprops
+ * file) is written and synced under a private name first.
+ * A spare name is never read as a transaction file, so a stock
  * process continuing, committing or aborting the transaction sees exactly
  * the files the stock module would have (abort removes the directory
  * with whatever spares are in it).  Taking a spare directory is one
@@ -51,6 +56,7 @@
 #include "private/svn_mutex.h"
 
 #include "txn_store.h"
+#include "durable.h"
 
 /* At most this many spare files are kept per directory (more are
    deleted): a load needs a few dozen per revision, and renaming costs
@@ -254,6 +260,35 @@ free_spare_name(int *next, apr_hash_t *taken, apr_pool_t *pool)
     }
 }
 
+/* Is PATH (a spare) written through no open file description anywhere,
+   in this process or another?  Purging a transaction turns its files
+   into spares while a late writer (a second connection to the same
+   transaction, another process that opened it) may still hold one open
+   for writing; were the spare then reused as a file of a new
+   transaction, that writer's bytes would land in it.  Linux grants a
+   write lease (fcntl(2) F_SETLEASE) only while no other open file
+   description of the inode is open for writing, so a granted lease,
+   released at once, proves there is none.  Nobody can open a spare by
+   its old name after the purge renamed it, and the check runs when the
+   spare is reused, a transaction later.  Refused (another writer, a file
+   owned by another user, leases not supported here): FALSE, and the
+   caller must not reuse it.  O_NONBLOCK: never wait for someone else's
+   lease. */
+static svn_boolean_t
+nobody_writes(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  svn_boolean_t alone;
+
+  if (fd < 0)
+    return FALSE;
+  alone = fcntl(fd, F_SETLEASE, F_WRLCK) == 0;
+  if (alone)
+    (void)fcntl(fd, F_SETLEASE, F_UNLCK);
+  close(fd);
+  return alone;
+}
+
 /* Rename FROM to TO unless TO exists: *DONE. */
 static svn_boolean_t
 rename_noreplace(const char *from, const char *to)
@@ -262,8 +297,9 @@ rename_noreplace(const char *from, const char *to)
 }
 
 /* Turn every file of DIR into a spare ("spare.<n>"), delete those over
-   MAX_SPARE_FILES, and move EXTRA (the rev-lock file; may be missing)
-   in as one more. */
+   MAX_SPARE_FILES, and move EXTRA (the rev-lock file; may be missing, or
+   on another file system than DIR, then left to the caller) in as one
+   more. */
 static svn_error_t *
 make_spares(const char *dir, const char *extra, apr_pool_t *pool)
 {
@@ -309,7 +345,7 @@ make_spares(const char *dir, const char *extra, apr_pool_t *pool)
       && rename(extra, svn_dirent_join(dir, free_spare_name(&next, taken,
                                                             pool),
                                        pool)) != 0
-      && errno != ENOENT)
+      && errno != ENOENT && errno != EXDEV)
     return svn_error_wrap_apr(apr_get_os_error(), "Can't rename '%s'",
                               extra);
   return SVN_NO_ERROR;
@@ -613,11 +649,21 @@ svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
     return SVN_NO_ERROR;
   for (;;)
     {
+      const char *spare;
+
       SVN_MUTEX__WITH_LOCK(spare_mutex, pop_file_for(&name, txn_dir, h));
       if (!name)
         return SVN_NO_ERROR;
-      if (rename_noreplace(svn_dirent_join(txn_dir, name, scratch_pool),
-                           path))
+      spare = svn_dirent_join(txn_dir, name, scratch_pool);
+      if (!nobody_writes(spare))
+        {
+          /* Not provably free: dropped, as stock drops every file of a
+             finished transaction; a late writer writes into nothing. */
+          (void)unlink(spare);
+          free(name);
+          continue;
+        }
+      if (rename_noreplace(spare, path))
         {
           free(name);
           *took = TRUE;
@@ -631,7 +677,7 @@ svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
           SVN_MUTEX__WITH_LOCK(spare_mutex, mark_known(txn_dir, h));
           return SVN_NO_ERROR;
         }
-      if (access(svn_dirent_join(txn_dir, name, scratch_pool), F_OK) == 0)
+      if (access(spare, F_OK) == 0)
         {
           /* The target's directory is missing or renameat2 is not
              supported: keep the spare, create as usual. */
@@ -641,25 +687,6 @@ svn_fs_fs__txn_spare_take(svn_boolean_t *took, const char *txn_dir,
       /* The spare is gone (the transaction was aborted elsewhere). */
       free(name);
     }
-}
-
-/* Flush directory DIR to disk. */
-static svn_error_t *
-sync_dir(const char *dir, apr_pool_t *pool)
-{
-  int fd = open(dir, O_RDONLY);
-
-  if (fd < 0 || fsync(fd) != 0)
-    {
-      apr_status_t status = apr_get_os_error();
-
-      if (fd >= 0)
-        close(fd);
-      return svn_error_wrap_apr(status, "Can't flush directory '%s'",
-                                svn_dirent_local_style(dir, pool));
-    }
-  close(fd);
-  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -682,6 +709,14 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
                                                 scratch_pool));
   tmp = svn_dirent_join(spare_dir, name, scratch_pool);
   free(name);
+  if (!nobody_writes(tmp))
+    {
+      /* See nobody_writes(): never publish an inode someone may write. */
+      (void)unlink(tmp);
+      return svn_error_trace(svn_io_write_atomic2(path, data, len,
+                                                  copy_perms_path, flush,
+                                                  scratch_pool));
+    }
   /* The same steps as svn_io_write_atomic2 (temp file, flush, perms,
      rename, flush the directory), with a spare as the temp file. */
   err = svn_io_file_open(&file, tmp, APR_WRITE, APR_OS_DEFAULT,
@@ -705,26 +740,21 @@ svn_fs_fs__txn_spare_write_atomic(const char *path, const char *data,
      may hold it open (stock and fsfs7 open db/current, then read it), and
      a spare's bytes are overwritten by the next transaction -- that
      reader would read a node-revision where it expects a number. */
-  if (rename(tmp, path) != 0)
+  /* Across file systems (db/transactions on another disk) a copy. */
+  err = svn_fs_fs__move_into_place(tmp, path, flush, scratch_pool);
+  if (err && APR_STATUS_IS_ENOENT(err->apr_err)
+      && access(svn_dirent_dirname(path, scratch_pool), F_OK) == 0)
     {
-      apr_status_t status = apr_get_os_error();
-
-      if (APR_STATUS_IS_ENOENT(status)
-          && access(svn_dirent_dirname(path, scratch_pool), F_OK) == 0)
-        /* SPARE_DIR was only peeked at (txn-current): another thread
-           began a transaction meanwhile and took the directory, spare
-           and all.  The written spare stays there under its spare name,
-           inert; write PATH the plain way. */
-        return svn_error_trace(svn_io_write_atomic2(path, data, len,
-                                                    copy_perms_path, flush,
-                                                    scratch_pool));
-      return svn_error_wrap_apr(status, "Can't move '%s' to '%s'",
-                                svn_dirent_local_style(tmp, scratch_pool),
-                                svn_dirent_local_style(path, scratch_pool));
+      /* SPARE_DIR was only peeked at (txn-current): another thread began
+         a transaction meanwhile and took the directory, spare and all.
+         The written spare stays there under its spare name, inert;
+         write PATH the plain way. */
+      svn_error_clear(err);
+      return svn_error_trace(svn_io_write_atomic2(path, data, len,
+                                                  copy_perms_path, flush,
+                                                  scratch_pool));
     }
-  if (flush)
-    SVN_ERR(sync_dir(svn_dirent_dirname(path, scratch_pool), scratch_pool));
-  return SVN_NO_ERROR;
+  return svn_error_trace(err);
 }
 
 /* Path of a spare directory of PARENT into *DIR (POOL), or NULL. */

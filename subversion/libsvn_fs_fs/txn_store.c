@@ -360,9 +360,12 @@ bump_txn_current(apr_uint64_t *seq, svn_fs_t *fs, apr_pool_t *pool)
   len = svn__ui64tobase36(buf, *seq + 1);
   buf[len++] = '\n';
   /* Flushed: a sequence number must never be handed out twice.  The
-     temp file is a spare when there is one (txn_spare.c). */
+     temp file is a spare when there is one (txn_spare.c).  The new file
+     gets the old one's permissions, as with stock, not this process's
+     umask: the mode the administrator gave txn-current (group-writable
+     in a shared repository) must not drift to the last writer's. */
   return svn_error_trace(svn_fs_fs__txn_spare_write_atomic(
-           path, buf, len, NULL, TRUE,
+           path, buf, len, path, TRUE,
            SVN_FS_FS__DATA(fs)->spare_user
              ? svn_fs_fs__txn_spare_any_dir(
                  svn_fs_fs__path_db(fs, "transactions", pool), pool)

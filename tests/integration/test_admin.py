@@ -411,7 +411,8 @@ def check_recover(tc, ds, v):
     """One pair of copies goes through: a healthy recover, db/current
     behind, db/current ahead (error), the youngest revision lost (its
     rep-cache rows must go), the youngest revision's revprops lost
-    (error)."""
+    (error when db/current names it; below an unfinished commit ours
+    recovers and stock refuses)."""
     ref, mine = fresh(ds, v, "rec-stock"), fresh(ds, v, "rec-ours")
     y = DS[ds].youngest
     both = (ref, mine)
@@ -443,9 +444,21 @@ def check_recover(tc, ds, v):
         return              # r(y-1) is packed: its revprops are in a pack
     for r in both:
         os.remove(rev_path(r, "revprops", y - 1))
-    set_current(y - 2)
+    # db/current names the revision that lost its revprops: damage, both
+    # refuse.
+    set_current(y - 1)
     a, _ = recover_pair(tc, ref, mine, "youngest revprops lost")
     tc.assertNotEqual(a.returncode, 0)
+    # db/current names the one below: a commit cut between moving the
+    # rev file and writing its revprops (doc/format/commit.md COMMIT-4).
+    # Stock refuses; ours keeps db/current's revision (CURRENT-2).
+    set_current(y - 2)
+    a = T.stock("svnadmin", "recover", ref)
+    tc.assertNotEqual(a.returncode, 0)
+    b = T.ours("svnadmin", "recover", mine)
+    tc.assertEqual(b.returncode, 0, T.describe(b))
+    tc.assertEqual(read(os.path.join(mine, "db", "current")), b"%d\n" % (y - 2))
+    verify_ok(tc, mine, "ours' repository recovered below an unfinished commit")
 
 
 class Recover(unittest.TestCase):

@@ -28,6 +28,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fsfs7test as T  # noqa: E402
+from test_pack import modes_under, share_with_group, with_umask  # noqa: E402
 
 FORMATS = {"1.3": 1, "1.4": 2, "1.5": 3, "1.6": 4}
 REVS = 40
@@ -76,6 +77,35 @@ def format4_shards_of_4(name):
         f.write(text)
     load(T.stock, repo, 0, 10)
     return repo
+
+
+FAULT_SO = os.environ.get("FAULT_SO") or os.path.join(
+    T.TOP_BUILDDIR, "tools", "torture", "fault.so")
+
+
+def traced_upgrade(repo, trace):
+    """`svnadmin upgrade REPO` through our module under tools/torture/
+    fault.so in count mode, which appends "call N NAME PATH" to TRACE for
+    every file-system call made from the module (fsync and fdatasync name
+    the file behind the descriptor).  Returns the process and the calls
+    as (name, path relative to REPO) in order."""
+    if not os.path.exists(FAULT_SO):
+        raise T.SetupError("no interposer at %s (make tools/torture/fault.so)"
+                           % FAULT_SO)
+    env = T.ours_env()
+    env.update(LD_LIBRARY_PATH=T.MODULE_DIR, LD_PRELOAD=FAULT_SO,
+               FAULT_MODE="count", FAULT_TRACE="1", FAULT_OUT=trace)
+    p = T.run(["svnadmin", "upgrade", repo], env=env)
+    calls = []
+    with open(trace) as f:
+        for line in f:
+            words = line.split(None, 3)
+            if words[0] == "call" and len(words) == 4:
+                path = words[3].rstrip("\n")
+                if path.startswith(repo + "/"):
+                    path = path[len(repo) + 1:]
+                calls.append((words[2], path))
+    return p, calls
 
 
 def stock_pair(compat, tag, revs=REVS):
@@ -292,6 +322,86 @@ class OldFormats(unittest.TestCase):
         self.assertEqual(p.returncode, 0, T.describe(p))
         p = T.stock("svnlook", "log", "-r", "5", ref)
         self.assertEqual(p.stdout, b"new log\n\n")
+
+    def test_old_upgrade_durable_revprops(self):
+        """Upgrading a packed format 4 repository packs the revprops of
+        its packed shards (OLD-9); no plain revprop file is unlinked
+        before its pack file and the manifest were fsynced after their
+        last write, the pack directory and db/revprops (its entry) were
+        fsynced, and the new db/format was renamed into place from a
+        synced temp file and db/ fsynced.  Otherwise a power cut after
+        the unlinks could lose the properties of every packed revision."""
+        ref = format4_shards_of_4("durable4")
+        T.stock_ok("svnadmin", "pack", "-q", ref)
+        repo = S.path("durable4-up")
+        shutil.rmtree(repo, ignore_errors=True)
+        shutil.copytree(ref, repo, symlinks=True)
+        p, calls = traced_upgrade(repo, S.path("durable4.trace"))
+        self.assertEqual(p.returncode, 0, T.describe(p))
+        unlinks = [i for i, (name, path) in enumerate(calls)
+                   if name in ("unlink", "unlinkat")
+                   and re.match(r"db/revprops/\d+/\d+$", path)]
+        self.assertEqual(len(unlinks), 7, "r1..r7 of shards 0 and 1: %r"
+                         % [calls[i] for i in unlinks])
+        before = calls[:unlinks[0]]
+
+        def last(names, path, upto=len(before)):
+            hits = [i for i, c in enumerate(before[:upto])
+                    if c[0] in names and c[1] == path]
+            return hits[-1] if hits else -1
+
+        syncs = ("fsync", "fdatasync")
+        writes = ("write", "writev", "pwrite")
+        needed = set()
+        for i in unlinks:
+            shard, rev = calls[i][1].split("/")[2:]
+            pack_dir = "db/revprops/%s.pack" % shard
+            with open(os.path.join(repo, pack_dir, "manifest")) as f:
+                lines = f.read().split()
+            first = max(1, int(shard) * 4)
+            needed |= {pack_dir + "/manifest",
+                       pack_dir + "/" + lines[int(rev) - first]}
+            for d in (pack_dir, "db/revprops"):
+                self.assertGreaterEqual(last(syncs, d), 0,
+                                        "%s not fsynced before the first "
+                                        "unlink" % d)
+        for f in sorted(needed):
+            self.assertGreater(last(syncs, f), last(writes, f),
+                               "%s not fsynced after its last write, "
+                               "before the first unlink" % f)
+        bump = last(("rename", "renameat"), "db/format")
+        self.assertGreaterEqual(bump, 0, "db/format not replaced before "
+                                "the first unlink")
+        self.assertGreater(last(syncs, "db"), bump,
+                           "db/ not fsynced after db/format's rename")
+        temp = [c for c in before[:bump] if c[0] in syncs + ("rename",)][-1]
+        self.assertTrue(temp[0] in syncs and temp[1].startswith("db/svn-"),
+                        "db/format's temp file not fsynced before the "
+                        "rename: %r" % (temp,))
+        verify_ok(self, repo, "upgraded packed format 4")
+
+    def test_old_upgrade_modes_group_shared(self):
+        """Upgrading a packed format 4 repository shared by a group (g+w,
+        set-gid directories) gives every new file and directory the mode
+        stock gives it: revprops/<S>.pack that of revprops/<S>, db/uuid
+        that of db/current."""
+        ref = format4_shards_of_4("modes4")
+        T.stock_ok("svnadmin", "pack", "-q", ref)
+        modes = {}
+        for side, runner in (("stock", T.stock), ("ours", T.ours)):
+            dst = S.path("modes4-up-" + side)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(ref, dst, symlinks=True)
+            share_with_group(dst)
+            p = with_umask(0o022, runner, "svnadmin", "upgrade", dst)
+            self.assertEqual(p.returncode, 0, T.describe(p))
+            modes[side] = modes_under(dst)
+        self.assertIn("db/revprops/1.pack", modes["ours"])
+        self.assertEqual(sorted(modes["ours"]), sorted(modes["stock"]))
+        diff = ["%s: stock %o, ours %o" % (k, v, modes["ours"][k])
+                for k, v in sorted(modes["stock"].items())
+                if modes["ours"][k] != v]
+        self.assertEqual(diff, [], "modes differ from stock's")
 
     def test_old_pack(self):
         """Formats 1-3 cannot be packed (stock's error, word for word);

@@ -19,9 +19,11 @@ and packs killed with SIGKILL at random instants.
 Tests are named test_pack_<what>.
 """
 
+import importlib.util
 import os
 import random
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -108,6 +110,50 @@ def files_under(repo, sub):
 def read_bytes(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+def share_with_group(repo):
+    """Make REPO group-writable with set-gid directories, as admins of
+    repositories shared by several users do (chmod -R g+w, g+s dirs)."""
+    for d, dirs, names in os.walk(repo):
+        os.chmod(d, stat.S_IMODE(os.stat(d).st_mode) | 0o2070)
+        for n in names:
+            f = os.path.join(d, n)
+            os.chmod(f, stat.S_IMODE(os.stat(f).st_mode) | 0o020)
+
+
+def modes_under(repo):
+    """{path relative to REPO: permission bits} of everything in db/."""
+    out = {}
+    for d, dirs, names in os.walk(os.path.join(repo, "db")):
+        for n in dirs + names:
+            f = os.path.join(d, n)
+            out[os.path.relpath(f, repo)] = stat.S_IMODE(os.lstat(f).st_mode)
+    return out
+
+
+def with_umask(mask, fn, *args):
+    old = os.umask(mask)
+    try:
+        return fn(*args)
+    finally:
+        os.umask(old)
+
+
+def crafted_r0(item_index):
+    """Stock's logically addressed r0 whose P2L index gives the directory
+    representation (L2P item 3) item index ITEM_INDEX instead; indexes,
+    checksums and footer digests are recomputed, so only P2L-8 is broken
+    (tests/vectors/bad/addressing/make_bad.py builds the images)."""
+    here = os.path.join(T.TOP_SRCDIR, "tests", "vectors", "bad", "addressing")
+    spec = importlib.util.spec_from_file_location(
+        "make_bad", os.path.join(here, "make_bad.py"))
+    mb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mb)
+    good = read_bytes(mb.GOOD)
+    return good, mb.standard(good, ents=[
+        (0, 17, 2, item_index, 0), (17, 89, 5, 2, 0), (106, 1, 6, 1, 0),
+        (107, 1048576 - 107, 0, 0, 0)])
 
 
 class Pack(unittest.TestCase):
@@ -381,6 +427,73 @@ class Pack(unittest.TestCase):
                                                     "min-unpacked-rev"))))
         self.assertEqual(layouts[0][2], b"8\n")
         self.assertEqual(layouts[1], layouts[0])
+
+    def test_pack_modes_group_shared_f7(self):
+        """In a group-shared repository (g+w, set-gid directories) the
+        files and directories a pack and later setlogs create get the
+        modes stock gives them: revprops/<S>.pack takes the mode of
+        revprops/<S>; a setlog's new files take the mode of the revision
+        file, whatever the writer's umask (here 077; the pack ran with
+        022), so another member of the group can still read and rewrite
+        them."""
+        base = base_repo(7)
+        msg_short, msg_long = S.path("modes-short"), S.path("modes-long")
+        with open(msg_short, "w") as f:
+            f.write("short\n")
+        with open(msg_long, "w") as f:
+            f.write("x" * 3000 + "\n")
+        modes = {}
+        for side, runner in (("stock", T.stock), ("ours", T.ours)):
+            repo = copy(base, "modes-" + side)
+            share_with_group(repo)
+            p = with_umask(0o022, runner, "svnadmin", "pack", "-q", repo)
+            self.assertEqual(p.returncode, 0, T.describe(p))
+            # r5: packed, rewritten in place; r9: packed, split (the long
+            # log outgrows the 1 kB pack); r40: not packed.
+            for rev, msg in (("5", msg_short), ("9", msg_long),
+                             ("40", msg_short)):
+                p = with_umask(0o077, runner, "svnadmin", "setlog",
+                               "--bypass-hooks", "-r", rev, repo, msg)
+                self.assertEqual(p.returncode, 0, T.describe(p))
+            modes[side] = modes_under(repo)
+        stock_modes, our_modes = modes["stock"], modes["ours"]
+        # Split packs are named by where the pack is cut, which differs
+        # (RPPACK-7); every other path exists on both sides.
+        common = set(stock_modes) & set(our_modes)
+        self.assertTrue({"db/revprops/1.pack", "db/revprops/1.pack/manifest",
+                         "db/revprops/10/40", "db/revs/1.pack/pack",
+                         "db/min-unpacked-rev"} <= common)
+        diff = ["%s: stock %o, ours %o" % (k, stock_modes[k], our_modes[k])
+                for k in sorted(common) if stock_modes[k] != our_modes[k]]
+        self.assertEqual(diff, [], "modes differ from stock's")
+        for k in set(stock_modes) ^ set(our_modes):
+            self.assertTrue(k.startswith("db/revprops/2.pack/"), k)
+        split = lambda m: {v for k, v in m.items()
+                           if k.startswith("db/revprops/2.pack/")}
+        self.assertEqual(split(our_modes), split(stock_modes))
+
+    def test_pack_item_index_beyond_l2p_f7(self):
+        """A P2L entry naming an item index the revision's L2P index does
+        not have (here 2^40, the L2P has 4) is refused as corruption
+        (P2L-8) before pack sizes anything by it: without that check the
+        pack grew an array to the index and died of exhaustion.  The pack
+        runs with a 2 GB address-space limit so that such a regression
+        fails fast instead of taking the machine's memory."""
+        repo = copy(base_repo(7), "item-index-f7")
+        r0 = os.path.join(repo, "db", "revs", "0", "0")
+        good, bad = crafted_r0(1 << 40)
+        self.assertEqual(read_bytes(r0), good, "r0 is not stock's r0")
+        os.chmod(r0, 0o644)
+        with open(r0, "wb") as f:
+            f.write(bad)
+        p = T.ours("sh", "-c", 'ulimit -v 2097152; exec svnadmin pack "$0"',
+                   repo)
+        self.assertEqual(p.returncode, 1, T.describe(p))
+        self.assertEqual(T.errcodes(p)[-1:], [b"E160004"], T.describe(p))
+        self.assertIn(b"rule P2L-8", p.stderr)
+        self.assertIn(b"1099511627776", p.stderr)
+        with open(os.path.join(repo, "db", "min-unpacked-rev"), "rb") as f:
+            self.assertEqual(f.read(), b"0\n")
 
     def test_pack_linear_warning(self):
         outs = []

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include <apr_general.h>
@@ -40,6 +41,13 @@ setup_fs(const char *user, apr_pool_t *pool)
   assert_null(svn_io_copy_dir_recursively(
                 admin_vector_dir("good", "locks", pool), tmp, name, FALSE,
                 NULL, NULL, pool));
+  /* r0's revision file (unsharded: db/revs/0), whose permissions the
+     digest files get; 0640 is no umask's default. */
+  assert_null(svn_io_dir_make(svn_dirent_join(db, "revs", pool),
+                              APR_OS_DEFAULT, pool));
+  assert_null(svn_io_file_create_empty(svn_dirent_join(db, "revs/0", pool),
+                                       pool));
+  assert_int_equal(0, chmod(svn_dirent_join(db, "revs/0", pool), 0640));
   f->fs.pool = pool;
   f->fs.path = (char *)db;
   f->fs.uuid = "test-uuid";
@@ -82,6 +90,7 @@ test_unlock_rules(void **state)
   fixture_t *f = setup_fs("someone", pool);
   svn_lock_t *lock;
   apr_hash_t *props;
+  struct stat st;
 
   assert_null(svn_fs_fs__locks_get(&lock, &f->fs, "/a/f", pool));
   /* A wrong token names no lock, as with stock (LOCK-5). */
@@ -104,6 +113,11 @@ test_unlock_rules(void **state)
   assert_non_null(props);
   assert_int_equal(((svn_string_t *)svn_hash_gets(props, "children"))->len,
                    33);
+  /* Rewritten with r0's permissions, as stock does (issue 30). */
+  assert_int_equal(0, stat(svn_fs_fs__lock_digest_path(
+                             &f->fs, svn_fs_fs__lock_digest("/a", pool),
+                             pool), &st));
+  assert_int_equal(0640, st.st_mode & 07777);
   assert_null(svn_io_remove_dir2(f->fs.path, FALSE, NULL, NULL, pool));
   svn_pool_destroy(pool);
 }

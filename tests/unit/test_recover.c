@@ -106,23 +106,55 @@ test_current_too_new(void **state)
   svn_pool_destroy(pool);
 }
 
-/* An unpacked youngest revision without revprops is not published. */
+/* Recover DB whose db/current reads CURRENT and whose r10 (the youngest
+   on disk) lost its revprops file: the error, or NULL. */
+static svn_error_t *
+recover_without_revprops(const char **db, const char *current,
+                         apr_pool_t *pool)
+{
+  *db = damaged_copy(current, 11, pool);
+  assert_null(svn_io_remove_file2(svn_dirent_join(*db, "revprops/2/10", pool),
+                                  FALSE, pool));
+  return recover(*db, pool);
+}
+
+/* Right above db/current, a rev file without revprops is a commit cut
+   between COMMIT-4 and COMMIT-5: recover keeps current's revision (stock
+   refuses; issue 30). */
+static void
+test_unfinished_commit_not_adopted(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  const char *db;
+
+  assert_null(recover_without_revprops(&db, "9\n", pool));
+  assert_string_equal(current_of(db, pool), "9\n");
+  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
+/* Anywhere else a youngest revision without revprops is damage and is
+   not published: db/current unreadable, or naming an older revision than
+   the one below the youngest. */
 static void
 test_youngest_without_revprops(void **state)
 {
   apr_pool_t *pool = svn_pool_create(NULL);
-  const char *db = damaged_copy("9\n", 11, pool);
-  svn_error_t *err;
+  const char *currents[] = { "8\n", "garbage\n" };
+  int i;
 
-  assert_null(svn_io_remove_file2(svn_dirent_join(db, "revprops/2/10", pool),
-                                  FALSE, pool));
-  err = recover(db, pool);
-  assert_non_null(err);
-  assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
-  assert_non_null(strstr(err->message, "no revprops file"));
-  svn_error_clear(err);
-  assert_string_equal(current_of(db, pool), "9\n");
-  assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+  for (i = 0; i < 2; i++)
+    {
+      const char *db;
+      svn_error_t *err = recover_without_revprops(&db, currents[i], pool);
+
+      assert_non_null(err);
+      assert_int_equal(err->apr_err, SVN_ERR_FS_CORRUPT);
+      assert_non_null(strstr(err->message, "no revprops file"));
+      svn_error_clear(err);
+      assert_string_equal(current_of(db, pool), currents[i]);
+      assert_null(svn_io_remove_dir2(db, FALSE, NULL, NULL, pool));
+    }
   svn_pool_destroy(pool);
 }
 
@@ -198,6 +230,7 @@ main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_recover_current),
     cmocka_unit_test(test_current_too_new),
+    cmocka_unit_test(test_unfinished_commit_not_adopted),
     cmocka_unit_test(test_youngest_without_revprops),
     cmocka_unit_test(test_rep_cache_pruned),
   };

@@ -14,6 +14,7 @@
 #include <apr_general.h>
 #include "svn_pools.h"
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "test_util.h"
 
@@ -218,6 +219,60 @@ test_db_without_table(void **state)
   system(apr_psprintf(pool, "rm -rf %s", dir));
 }
 
+/* A failed insert reports what SQLite said, not the "not an error" of
+   the ROLLBACK that ends the transaction (issue 30, defect 5), and the
+   connection is usable again afterwards.  A trigger refuses the rows:
+   the tests run as root, whom a read-only file would not stop. */
+static void
+test_add_error_message(void **state)
+{
+  svn_fs_t *fs;
+  svn_fs_fs__rep_t a;
+  apr_array_header_t *reps = apr_array_make(pool, 1, sizeof(void *));
+  const char *dir = make_repo(&fs, TRUE);
+  svn_error_t *err;
+
+  assert_int_equal(0, system(apr_psprintf(pool,
+    "sqlite3 %s/r/db/rep-cache.db \"CREATE TRIGGER refuse BEFORE INSERT "
+    "ON rep_cache BEGIN SELECT RAISE(ABORT, 'refused by the test "
+    "trigger'); END;\"", dir)));
+  abc_row(&a, 1, 3);
+  APR_ARRAY_PUSH(reps, svn_fs_fs__rep_t *) = &a;
+  err = svn_fs_fs__rep_cache_add(fs, reps, pool);
+  assert_non_null(err);
+  assert_non_null(strstr(err->message, "refused by the test trigger"));
+  svn_error_clear(err);
+  assert_int_equal(0, system(apr_psprintf(pool,
+    "sqlite3 %s/r/db/rep-cache.db 'DROP TRIGGER refuse'", dir)));
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  assert_int_equal(0, system(apr_psprintf(pool,
+    "test \"$(sqlite3 %s/r/db/rep-cache.db 'select count(*) from "
+    "rep_cache')\" = 2", dir)));
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
+/* A new rep-cache.db gets the permissions of db/current, as with stock,
+   not the umask's: in a group-shared repository every member must be
+   able to add rows (issue 30). */
+static void
+test_new_db_perms(void **state)
+{
+  svn_fs_t *fs;
+  const char *dir = make_repo(&fs, FALSE);
+  apr_array_header_t *reps = apr_array_make(pool, 1, sizeof(void *));
+  struct stat st;
+
+  assert_int_equal(0, system(apr_psprintf(pool,
+                   "chmod 0660 %s/r/db/current", dir)));
+  assert_null(svn_fs_fs__rep_cache_add(fs, reps, pool));
+  assert_int_equal(0, stat(apr_psprintf(pool, "%s/r/db/rep-cache.db", dir),
+                           &st));
+  assert_int_equal(0660, st.st_mode & 07777);
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 /* Two svn_fs_t in one pool (libsvn_fs gives each the caller's pool, as
    in fs-test 67): each adds to and reads its own repository's
    rep-cache.db. */
@@ -350,6 +405,8 @@ main(void)
     cmocka_unit_test(test_add),
     cmocka_unit_test(test_missing_db),
     cmocka_unit_test(test_db_without_table),
+    cmocka_unit_test(test_add_error_message),
+    cmocka_unit_test(test_new_db_perms),
     cmocka_unit_test(test_two_fs_one_pool),
     cmocka_unit_test(test_add_busy),
     cmocka_unit_test(test_no_close_in_exec_child),

@@ -36,6 +36,29 @@ open_fs_at(const char *db, apr_pool_t *pool)
   return other;
 }
 
+/* The base repository holds revprops only.  A revprop file written
+   takes the mode of its revision's file (REVPROP-3), so put read-only
+   stand-ins where the revision files of r0..r10 would be. */
+static void
+add_rev_files(const char *db, apr_pool_t *pool)
+{
+  static const char *const files[] = {
+    "revs/0.pack/pack", "revs/1.pack/pack", "revs/2/8", "revs/2/9",
+    "revs/2/10", NULL
+  };
+  int i;
+
+  for (i = 0; files[i]; i++)
+    {
+      const char *path = svn_dirent_join(db, files[i], pool);
+
+      assert_null(svn_io_make_dir_recursively(
+                    svn_dirent_dirname(path, pool), pool));
+      assert_null(svn_io_file_create_empty(path, pool));
+      assert_null(svn_io_set_file_read_only(path, FALSE, pool));
+    }
+}
+
 /* Open a fresh copy of the base repository. */
 static svn_fs_t *
 open_copy(const char **db, apr_pool_t *pool)
@@ -48,6 +71,7 @@ open_copy(const char **db, apr_pool_t *pool)
   assert_null(svn_io_copy_dir_recursively(
                 admin_vector_dir("good", "revprops-repo/base", pool), tmp,
                 name, FALSE, NULL, NULL, pool));
+  add_rev_files(*db, pool);
   return open_fs_at(*db, pool);
 }
 

@@ -2,11 +2,13 @@
  * doc/format/revprops.md RPPACK-8) must give exactly the files stock
  * `svnadmin pack` wrote for the same shard, with and without compression
  * (tests/vectors/good/revprops-pack: shard size 100, r0..r99 plain, and
- * stock's 0.pack for the default 16 kB limit and for compressed packs). */
+ * stock's 0.pack for the default 16 kB limit and for compressed packs), and
+ * the new directory takes the mode of the shard directory it replaces. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include <apr_general.h>
@@ -121,11 +123,45 @@ test_pack_like_stock(void **state)
   svn_pool_destroy(pool);
 }
 
+/* The permission bits of PATH. */
+static mode_t
+mode_of(const char *path)
+{
+  struct stat st;
+
+  assert_int_equal(stat(path, &st), 0);
+  return st.st_mode & 07777;
+}
+
+/* revprops/<S>.pack takes the mode of revprops/<S> (as stock), not the
+   packer's umask: in a group-shared repository (set-gid, group-writable
+   directories) a later setlog by another member writes its temp file
+   there.  Its files keep the default mode, as stock's. */
+static void
+test_pack_dir_mode(void **state)
+{
+  apr_pool_t *pool = svn_pool_create(NULL);
+  fixture_t *f = setup_fs(pool);
+  const char *shard = svn_dirent_join(f->fs.path, "revprops/0", pool);
+  const char *pack = svn_dirent_join(f->fs.path, "revprops/0.pack", pool);
+  mode_t old = umask(022);
+
+  assert_int_equal(chmod(shard, 02775), 0);
+  assert_null(svn_fs_fs__pack_revprops_shard(&f->fs, 0, NULL, NULL, pool));
+  assert_int_equal(mode_of(pack), 02775);
+  assert_int_equal(mode_of(svn_dirent_join(pack, "manifest", pool)), 0644);
+  assert_int_equal(mode_of(svn_dirent_join(pack, "1.0", pool)), 0644);
+  umask(old);
+  assert_null(svn_io_remove_dir2(f->fs.path, FALSE, NULL, NULL, pool));
+  svn_pool_destroy(pool);
+}
+
 int
 main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_pack_like_stock),
+    cmocka_unit_test(test_pack_dir_mode),
   };
 
   apr_initialize();

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <fcntl.h>
 
 #include "test_util.h"
 #include "svn_dirent_uri.h"
@@ -188,12 +189,121 @@ test_purge_while_a_transaction_begins(void **state)
   assert_null(svn_io_remove_dir2(top, FALSE, NULL, NULL, pool));
 }
 
+/* Issue 30, defect 6: a transaction is purged while a file of it is
+   still open for writing (a second connection appending to the same
+   transaction).  Its inode must not come back as a file of the next
+   transaction, nor as db/current: the late write would land there.
+   Before the write-lease check the spare was reused in both tests.
+   Sets up db/transactions/7-7.txn whose only file, "changes", is open
+   for writing (*FD, its *HELD stat), purges it into a spare directory
+   and returns the new transaction directory 8-8.txn that took it. */
+static const char *
+purge_with_open_writer(int *fd, struct stat *held, const char **db)
+{
+  const char *top = scratch_dir();
+  const char *txns, *old_txn, *new_txn, *changes;
+  svn_boolean_t kept;
+
+  *db = svn_dirent_join(top, "db", pool);
+  txns = svn_dirent_join(*db, "transactions", pool);
+  old_txn = svn_dirent_join(txns, "7-7.txn", pool);
+  new_txn = svn_dirent_join(txns, "8-8.txn", pool);
+  changes = svn_dirent_join(old_txn, "changes", pool);
+  assert_int_equal(mkdir(*db, 0755), 0);
+  assert_int_equal(mkdir(txns, 0755), 0);
+  assert_int_equal(mkdir(old_txn, 0755), 0);
+  put(changes, "");
+  *fd = open(changes, O_WRONLY | O_APPEND);
+  assert_true(*fd >= 0);
+  assert_int_equal(fstat(*fd, held), 0);
+  /* No rev-lock file: the held file is the only spare. */
+  assert_null(svn_fs_fs__txn_spare_keep(
+                &kept, old_txn, svn_dirent_join(*db, "no-such-lock", pool),
+                pool));
+  assert_true(kept);
+  assert_null(svn_fs_fs__txn_spare_make_dir(new_txn, pool));
+  return new_txn;
+}
+
+static svn_boolean_t
+same_inode(const char *path, const struct stat *held)
+{
+  struct stat st;
+
+  assert_int_equal(stat(path, &st), 0);
+  return st.st_ino == held->st_ino && st.st_dev == held->st_dev;
+}
+
+static void
+test_file_open_for_writing_is_not_reused(void **state)
+{
+  struct stat held;
+  const char *db;
+  int fd;
+  const char *new_txn = purge_with_open_writer(&fd, &held, &db);
+  const char *path = svn_dirent_join(new_txn, "node.0.0", pool);
+  svn_boolean_t took;
+
+  assert_null(svn_fs_fs__txn_spare_take(&took, new_txn, path, pool));
+  assert_false(took);
+  assert_int_equal(access(path, F_OK), -1);
+  close(fd);
+  assert_null(svn_io_remove_dir2(svn_dirent_dirname(db, pool), FALSE, NULL,
+                                 NULL, pool));
+}
+
+static void
+test_file_open_for_writing_never_becomes_current(void **state)
+{
+  struct stat held;
+  const char *db;
+  int fd;
+  const char *new_txn = purge_with_open_writer(&fd, &held, &db);
+  const char *current = svn_dirent_join(db, "current", pool);
+  svn_stringbuf_t *text;
+
+  put(current, "2\n");
+  assert_null(svn_fs_fs__txn_spare_write_atomic(current, "3\n", 2, NULL,
+                                                FALSE, new_txn, pool));
+  assert_false(same_inode(current, &held));
+  /* The late write goes nowhere that anyone reads. */
+  assert_int_equal(write(fd, "LATE", 4), 4);
+  close(fd);
+  assert_null(svn_stringbuf_from_file2(&text, current, pool));
+  assert_string_equal(text->data, "3\n");
+  assert_null(svn_io_remove_dir2(svn_dirent_dirname(db, pool), FALSE, NULL,
+                                 NULL, pool));
+}
+
+/* The control: a spare nobody holds is reused (else the tests above
+   would pass by never reusing anything). */
+static void
+test_free_spare_is_reused(void **state)
+{
+  struct stat held;
+  const char *db;
+  int fd;
+  const char *new_txn = purge_with_open_writer(&fd, &held, &db);
+  const char *path = svn_dirent_join(new_txn, "node.0.0", pool);
+  svn_boolean_t took;
+
+  close(fd);
+  assert_null(svn_fs_fs__txn_spare_take(&took, new_txn, path, pool));
+  assert_true(took);
+  assert_true(same_inode(path, &held));
+  assert_null(svn_io_remove_dir2(svn_dirent_dirname(db, pool), FALSE, NULL,
+                                 NULL, pool));
+}
+
 int
 main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_txn_current_spare_taken_meanwhile),
     cmocka_unit_test(test_purge_while_a_transaction_begins),
+    cmocka_unit_test(test_file_open_for_writing_is_not_reused),
+    cmocka_unit_test(test_file_open_for_writing_never_becomes_current),
+    cmocka_unit_test(test_free_spare_is_reused),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
