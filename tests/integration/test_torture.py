@@ -263,19 +263,23 @@ class Regressions(unittest.TestCase):
         # revision file and that file; `svnadmin recover` adopted r3 with
         # another file's bytes (r2's revprops: `svn log -r3` showed r2's
         # message, or a node's listing), and verify passed or failed
-        # depending on which spare it was.  Every call on that name is
-        # killed in turn; none may FAIL.
+        # depending on which spare it was.  Every call on that name, and
+        # on the file r3's revprops are written to first since (COMMIT-5:
+        # props-final of r3's transaction, 2-2), is killed in turn; none
+        # may FAIL.
         op, why, _ = prepared("load3")
-        total = C.count_calls(op, T.MODULE_DIR, "revprops/0/3")
-        self.assertGreater(total, 0)
         fails = []
-        for n in range(1, total + 1):
-            call, arg, rc, outcome, detail = self.aimed(
-                "load3", "kill", "revprops/0/3", n)
-            T.log("revprops/0/3 n=%d %s %s -> %s %s" % (n, call, arg,
-                                                        outcome, detail))
-            if outcome == "FAIL":
-                fails.append("n=%d %s: %s" % (n, call, detail))
+        for match in ("revprops/0/3", "2-2.txn/props-final"):
+            total = C.count_calls(op, T.MODULE_DIR, match)
+            if match == "revprops/0/3":
+                self.assertGreater(total, 0)
+            for n in range(1, total + 1):
+                call, arg, rc, outcome, detail = self.aimed(
+                    "load3", "kill", match, n)
+                T.log("%s n=%d %s %s -> %s %s" % (match, n, call, arg,
+                                                  outcome, detail))
+                if outcome == "FAIL":
+                    fails.append("%s n=%d %s: %s" % (match, n, call, detail))
         self.assertEqual(fails, [])
 
     def test_torture_recover_after_kill_in_repcache_creation(self):
