@@ -37,7 +37,7 @@ os.environ.setdefault("FAULT_SO", os.path.join(T.TOP_BUILDDIR, "tools",
 import campaign as C  # noqa: E402
 
 _POINTS = os.environ.get("TORTURE_CHECK_POINTS")
-CRASH_POINTS = int(_POINTS or ("40" if T.SLOW else "3"))
+CRASH_POINTS = int(_POINTS or ("40" if T.SLOW else "2"))
 ERROR_POINTS = int(_POINTS or ("40" if T.SLOW else "2"))
 SEED = 11
 WORK = None
