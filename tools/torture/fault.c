@@ -3,15 +3,29 @@
  * fails the call.  It drives the crash-point and I/O-error campaigns of
  * tools/torture/campaign.py; see doc/reliability.md.
  *
- * Which calls count: open/openat (and their 64-bit and fortified names),
- * write/writev/pwrite, fsync/fdatasync, rename/renameat, unlink/unlinkat,
- * ftruncate -- but only when a frame of libsvn_fs_fs-1.so.1 is on the call
- * stack.  The module reaches the system through APR and libsvn_subr, so the
- * immediate return address is almost never in the module; we unwind the
- * stack (glibc backtrace) and look for a return address inside the module's
- * mapped text.  Calls of the client, libsvn_repos, the loader etc. pass
- * through uncounted, which keeps N stable across runs.  FAULT_ALL=1 counts
- * every call of the process instead.
+ * Which calls count: every libc entry point that creates, names, removes,
+ * writes, sizes, syncs or re-moods a file or directory (the list is the
+ * section "the interposed calls" below; test_torture.py checks it against
+ * the imports of the module, libsvn_subr, APR and SQLite) -- but only when
+ * a frame of libsvn_fs_fs-1.so.1 is on the call stack.  The module reaches
+ * the system through APR, libsvn_subr and SQLite, so the immediate return
+ * address is almost never in the module; we unwind the stack (glibc
+ * backtrace) and look for a return address inside the module's mapped
+ * text.  SQLite calls through its own table of syscall pointers, filled
+ * with the addresses of open64, pwrite64, fdatasync, unlink, mkdir, ...;
+ * those addresses resolve to ours like any other call, so SQLite's calls
+ * on rep-cache.db count exactly like APR's.  Calls of the client,
+ * libsvn_repos, the loader etc. pass through uncounted, which keeps N
+ * stable across runs.  FAULT_ALL=1 counts every call of the process.
+ *
+ * glibc's own functions call each other internally, past the symbol
+ * table: mkstemp opens its file, remove unlinks, fopen opens without
+ * calling our open.  So those are interposed under their own names
+ * (APR's apr_file_mktemp, which libsvn_subr's temporary files use, is
+ * mkstemp).  Not seen: bytes written through stdio buffers (no library
+ * on the module's path writes a file through stdio) and stores into a
+ * shared writable mmap (SQLite's WAL index only; rep-cache.db uses a
+ * rollback journal).
  *
  * Environment:
  *   FAULT_MODE   count | kill | enospc | eio | edquot   (unset: pass-through)
@@ -23,12 +37,17 @@
  *                acted on (written before acting)
  *   FAULT_ALL    1: count every call of the process, not only the module's
  *   FAULT_STICKY 1: in an error mode fail every counted call from N on
+ *                (a disk that stays full) instead of the Nth only
  *   FAULT_TRACE  1: in count mode also append "call N NAME PATH" to
  *                FAULT_OUT for every counted call (campaign.py --focus)
- *                (a disk that stays full) instead of the Nth only
  *   FAULT_MATCH  count only calls on paths containing this string (for
- *                calls on a descriptor, the path /proc/self/fd names), to
- *                aim at one file, e.g. FAULT_MATCH=rep-cache.db FAULT_N=1
+ *                calls on a descriptor, the path /proc/self/fd names; for
+ *                a rename or link, "FROM -> TO"), to aim at one file,
+ *                e.g. FAULT_MATCH=rep-cache.db FAULT_N=1
+ *   FAULT_CALLS  count only these calls (comma-separated names as in the
+ *                hit line: write,pwrite,renameat2...), e.g. with
+ *                FAULT_MATCH=revprops/0/3 FAULT_CALLS=write FAULT_N=1:
+ *                the first write into that revprops file
  *
  * The counter is process-wide and atomic (svnserve serves from threads).
  * Only async-signal-safe-ish primitives are used on the hot path; the
@@ -49,10 +68,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <utime.h>
 
 enum mode { M_OFF, M_COUNT, M_KILL, M_ERROR };
 
@@ -64,6 +87,7 @@ static int sticky;
 static int trace;                /* FAULT_TRACE=1: log every counted call */
 static const char *out_path;
 static const char *match;
+static const char *calls_only;   /* FAULT_CALLS: ",name,name," or NULL */
 static atomic_long counter;
 
 /* The module's executable segments, found once it is mapped. */
@@ -185,6 +209,16 @@ append_line(const char *line)
   real_close(fd);
 }
 
+/* Is CALL one of FAULT_CALLS? */
+static int
+call_listed(const char *call)
+{
+  char key[64];
+
+  snprintf(key, sizeof key, ",%s,", call);
+  return strstr(calls_only, key) != NULL;
+}
+
 /* Decide the fate of one call.  Returns 0 to perform it, or -1 with errno
  * set to fail it; does not return when killing. */
 static int
@@ -196,7 +230,8 @@ fault_point(const char *call, const char *arg)
   if (mode == M_OFF || in_hook)
     return 0;
   in_hook = 1;
-  if (!called_from_module() || (match && (!arg || !strstr(arg, match))))
+  if (!called_from_module() || (match && (!arg || !strstr(arg, match)))
+      || (calls_only && !call_listed(call)))
     {
       in_hook = 0;
       return 0;
@@ -252,6 +287,28 @@ fd_arg(int fd, char *buf, size_t len)
   return buf;
 }
 
+/* PATH as the file it names, for a call relative to directory DIRFD. */
+static const char *
+at_arg(int dirfd, const char *path, char *buf, size_t len)
+{
+  char dir[512];
+
+  if (mode == M_OFF || !path || path[0] == '/' || dirfd == AT_FDCWD)
+    return path;
+  snprintf(buf, len, "%s/%s", fd_arg(dirfd, dir, sizeof dir), path);
+  return buf;
+}
+
+/* "FROM -> TO" for the calls that give a file a second name. */
+static const char *
+pair_arg(const char *from, const char *to, char *buf, size_t len)
+{
+  if (mode == M_OFF)
+    return to;
+  snprintf(buf, len, "%s -> %s", from ? from : "-", to ? to : "-");
+  return buf;
+}
+
 __attribute__((constructor)) static void
 fault_init(void)
 {
@@ -263,6 +320,13 @@ fault_init(void)
   match = getenv("FAULT_MATCH");
   if (match && !*match)
     match = NULL;
+  if (getenv("FAULT_CALLS") && *getenv("FAULT_CALLS"))
+    {
+      /* Kept as ",a,b," so that one strstr finds a whole name. */
+      static char list[512];
+      snprintf(list, sizeof list, ",%s,", getenv("FAULT_CALLS"));
+      calls_only = list;
+    }
   count_all = getenv("FAULT_ALL") && !strcmp(getenv("FAULT_ALL"), "1");
   sticky = getenv("FAULT_STICKY") && !strcmp(getenv("FAULT_STICKY"), "1");
   trace = getenv("FAULT_TRACE") && !strcmp(getenv("FAULT_TRACE"), "1");
@@ -352,11 +416,12 @@ open64(const char *path, int flags, ...)
 int
 openat(int dirfd, const char *path, int flags, ...)
 {
+  char a[520];
   va_list ap;
   mode_t md = 0;
   REAL(openat);
   OPEN_MODE(flags, ap, md);
-  if (fault_point("openat", path))
+  if (fault_point("openat", at_arg(dirfd, path, a, sizeof a)))
     return -1;
   return real_openat(dirfd, path, flags, md);
 }
@@ -364,11 +429,12 @@ openat(int dirfd, const char *path, int flags, ...)
 int
 openat64(int dirfd, const char *path, int flags, ...)
 {
+  char a[520];
   va_list ap;
   mode_t md = 0;
   REAL(openat64);
   OPEN_MODE(flags, ap, md);
-  if (fault_point("openat", path))
+  if (fault_point("openat", at_arg(dirfd, path, a, sizeof a)))
     return -1;
   return real_openat64(dirfd, path, flags, md);
 }
@@ -394,8 +460,9 @@ __open64_2(const char *path, int flags)
 int
 __openat_2(int dirfd, const char *path, int flags)
 {
+  char a[520];
   REAL(openat);
-  if (fault_point("openat", path))
+  if (fault_point("openat", at_arg(dirfd, path, a, sizeof a)))
     return -1;
   return real_openat(dirfd, path, flags);
 }
@@ -403,8 +470,9 @@ __openat_2(int dirfd, const char *path, int flags)
 int
 __openat64_2(int dirfd, const char *path, int flags)
 {
+  char a[520];
   REAL(openat64);
-  if (fault_point("openat", path))
+  if (fault_point("openat", at_arg(dirfd, path, a, sizeof a)))
     return -1;
   return real_openat64(dirfd, path, flags);
 }
@@ -472,8 +540,9 @@ fdatasync(int fd)
 int
 rename(const char *from, const char *to)
 {
+  char a[1100];
   REAL(rename);
-  if (fault_point("rename", to))
+  if (fault_point("rename", pair_arg(from, to, a, sizeof a)))
     return -1;
   return real_rename(from, to);
 }
@@ -481,10 +550,27 @@ rename(const char *from, const char *to)
 int
 renameat(int fd1, const char *from, int fd2, const char *to)
 {
+  char a[1100], f[520], t[520];
   REAL(renameat);
-  if (fault_point("renameat", to))
+  if (fault_point("renameat", pair_arg(at_arg(fd1, from, f, sizeof f),
+                                       at_arg(fd2, to, t, sizeof t),
+                                       a, sizeof a)))
     return -1;
   return real_renameat(fd1, from, fd2, to);
+}
+
+/* fsfs7's spare files (TXN-14) are moved into place with this. */
+int
+renameat2(int fd1, const char *from, int fd2, const char *to,
+          unsigned int flags)
+{
+  char a[1100], f[520], t[520];
+  REAL(renameat2);
+  if (fault_point("renameat2", pair_arg(at_arg(fd1, from, f, sizeof f),
+                                        at_arg(fd2, to, t, sizeof t),
+                                        a, sizeof a)))
+    return -1;
+  return real_renameat2(fd1, from, fd2, to, flags);
 }
 
 int
@@ -499,8 +585,9 @@ unlink(const char *path)
 int
 unlinkat(int dirfd, const char *path, int flags)
 {
+  char a[520];
   REAL(unlinkat);
-  if (fault_point("unlinkat", path))
+  if (fault_point("unlinkat", at_arg(dirfd, path, a, sizeof a)))
     return -1;
   return real_unlinkat(dirfd, path, flags);
 }
@@ -523,4 +610,525 @@ ftruncate64(int fd, off64_t len)
   if (fault_point("ftruncate", fd_arg(fd, a, sizeof a)))
     return -1;
   return real_ftruncate64(fd, len);
+}
+
+int
+truncate(const char *path, off_t len)
+{
+  REAL(truncate);
+  if (fault_point("truncate", path))
+    return -1;
+  return real_truncate(path, len);
+}
+
+int
+truncate64(const char *path, off64_t len)
+{
+  REAL(truncate64);
+  if (fault_point("truncate", path))
+    return -1;
+  return real_truncate64(path, len);
+}
+
+int
+creat(const char *path, mode_t md)
+{
+  REAL(creat);
+  if (fault_point("creat", path))
+    return -1;
+  return real_creat(path, md);
+}
+
+int
+creat64(const char *path, mode_t md)
+{
+  REAL(creat64);
+  if (fault_point("creat", path))
+    return -1;
+  return real_creat64(path, md);
+}
+
+/* ---- more ways to write bytes ---------------------------------------- */
+
+ssize_t
+pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
+{
+  char a[512];
+  REAL(pwritev);
+  if (fault_point("pwritev", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_pwritev(fd, iov, iovcnt, off);
+}
+
+ssize_t
+pwritev64(int fd, const struct iovec *iov, int iovcnt, off64_t off)
+{
+  char a[512];
+  REAL(pwritev64);
+  if (fault_point("pwritev", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_pwritev64(fd, iov, iovcnt, off);
+}
+
+ssize_t
+pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
+{
+  char a[512];
+  REAL(pwritev2);
+  if (fault_point("pwritev", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_pwritev2(fd, iov, iovcnt, off, flags);
+}
+
+ssize_t
+pwritev64v2(int fd, const struct iovec *iov, int iovcnt, off64_t off,
+            int flags)
+{
+  char a[512];
+  REAL(pwritev64v2);
+  if (fault_point("pwritev", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_pwritev64v2(fd, iov, iovcnt, off, flags);
+}
+
+/* The target descriptor names the file written. */
+ssize_t
+copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out,
+                size_t len, unsigned int flags)
+{
+  char a[512];
+  REAL(copy_file_range);
+  if (fault_point("copy_file_range", fd_arg(fd_out, a, sizeof a)))
+    return -1;
+  return real_copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
+}
+
+ssize_t
+sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
+{
+  char a[512];
+  REAL(sendfile);
+  if (fault_point("sendfile", fd_arg(out_fd, a, sizeof a)))
+    return -1;
+  return real_sendfile(out_fd, in_fd, offset, count);
+}
+
+ssize_t
+sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
+{
+  char a[512];
+  REAL(sendfile64);
+  if (fault_point("sendfile", fd_arg(out_fd, a, sizeof a)))
+    return -1;
+  return real_sendfile64(out_fd, in_fd, offset, count);
+}
+
+int
+fallocate(int fd, int fmode, off_t off, off_t len)
+{
+  char a[512];
+  REAL(fallocate);
+  if (fault_point("fallocate", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_fallocate(fd, fmode, off, len);
+}
+
+int
+fallocate64(int fd, int fmode, off64_t off, off64_t len)
+{
+  char a[512];
+  REAL(fallocate64);
+  if (fault_point("fallocate", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_fallocate64(fd, fmode, off, len);
+}
+
+/* posix_fallocate reports its error as the return value, not in errno. */
+int
+posix_fallocate(int fd, off_t off, off_t len)
+{
+  char a[512];
+  REAL(posix_fallocate);
+  if (fault_point("posix_fallocate", fd_arg(fd, a, sizeof a)))
+    return errno;
+  return real_posix_fallocate(fd, off, len);
+}
+
+int
+posix_fallocate64(int fd, off64_t off, off64_t len)
+{
+  char a[512];
+  REAL(posix_fallocate64);
+  if (fault_point("posix_fallocate", fd_arg(fd, a, sizeof a)))
+    return errno;
+  return real_posix_fallocate64(fd, off, len);
+}
+
+int
+syncfs(int fd)
+{
+  char a[512];
+  REAL(syncfs);
+  if (fault_point("syncfs", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_syncfs(fd);
+}
+
+int
+sync_file_range(int fd, off64_t off, off64_t len, unsigned int flags)
+{
+  char a[512];
+  REAL(sync_file_range);
+  if (fault_point("sync_file_range", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_sync_file_range(fd, off, len, flags);
+}
+
+int
+msync(void *addr, size_t len, int flags)
+{
+  REAL(msync);
+  if (fault_point("msync", "-"))
+    return -1;
+  return real_msync(addr, len, flags);
+}
+
+/* ---- names: links, directories --------------------------------------- */
+
+int
+link(const char *from, const char *to)
+{
+  char a[1100];
+  REAL(link);
+  if (fault_point("link", pair_arg(from, to, a, sizeof a)))
+    return -1;
+  return real_link(from, to);
+}
+
+int
+linkat(int fd1, const char *from, int fd2, const char *to, int flags)
+{
+  char a[1100], f[520], t[520];
+  REAL(linkat);
+  if (fault_point("linkat", pair_arg(at_arg(fd1, from, f, sizeof f),
+                                     at_arg(fd2, to, t, sizeof t),
+                                     a, sizeof a)))
+    return -1;
+  return real_linkat(fd1, from, fd2, to, flags);
+}
+
+int
+symlink(const char *target, const char *path)
+{
+  char a[1100];
+  REAL(symlink);
+  if (fault_point("symlink", pair_arg(target, path, a, sizeof a)))
+    return -1;
+  return real_symlink(target, path);
+}
+
+int
+symlinkat(const char *target, int dirfd, const char *path)
+{
+  char a[1100], t[520];
+  REAL(symlinkat);
+  if (fault_point("symlinkat", pair_arg(target,
+                                        at_arg(dirfd, path, t, sizeof t),
+                                        a, sizeof a)))
+    return -1;
+  return real_symlinkat(target, dirfd, path);
+}
+
+int
+mkdir(const char *path, mode_t md)
+{
+  REAL(mkdir);
+  if (fault_point("mkdir", path))
+    return -1;
+  return real_mkdir(path, md);
+}
+
+int
+mkdirat(int dirfd, const char *path, mode_t md)
+{
+  char a[520];
+  REAL(mkdirat);
+  if (fault_point("mkdirat", at_arg(dirfd, path, a, sizeof a)))
+    return -1;
+  return real_mkdirat(dirfd, path, md);
+}
+
+char *
+mkdtemp(char *templ)
+{
+  REAL(mkdtemp);
+  if (fault_point("mkdtemp", templ))
+    return NULL;
+  return real_mkdtemp(templ);
+}
+
+int
+rmdir(const char *path)
+{
+  REAL(rmdir);
+  if (fault_point("rmdir", path))
+    return -1;
+  return real_rmdir(path);
+}
+
+/* glibc's remove unlinks (or rmdirs) internally, past our unlink. */
+int
+remove(const char *path)
+{
+  REAL(remove);
+  if (fault_point("remove", path))
+    return -1;
+  return real_remove(path);
+}
+
+int
+mknod(const char *path, mode_t md, dev_t dev)
+{
+  REAL(mknod);
+  if (fault_point("mknod", path))
+    return -1;
+  return real_mknod(path, md, dev);
+}
+
+int
+mkfifo(const char *path, mode_t md)
+{
+  REAL(mkfifo);
+  if (fault_point("mkfifo", path))
+    return -1;
+  return real_mkfifo(path, md);
+}
+
+/* ---- temporary files: glibc opens them internally -------------------- */
+
+int
+mkstemp(char *templ)
+{
+  REAL(mkstemp);
+  if (fault_point("mkstemp", templ))
+    return -1;
+  return real_mkstemp(templ);
+}
+
+int
+mkstemp64(char *templ)
+{
+  REAL(mkstemp64);
+  if (fault_point("mkstemp", templ))
+    return -1;
+  return real_mkstemp64(templ);
+}
+
+int
+mkostemp(char *templ, int flags)
+{
+  REAL(mkostemp);
+  if (fault_point("mkostemp", templ))
+    return -1;
+  return real_mkostemp(templ, flags);
+}
+
+int
+mkostemp64(char *templ, int flags)
+{
+  REAL(mkostemp64);
+  if (fault_point("mkostemp", templ))
+    return -1;
+  return real_mkostemp64(templ, flags);
+}
+
+int
+mkstemps(char *templ, int suffixlen)
+{
+  REAL(mkstemps);
+  if (fault_point("mkstemps", templ))
+    return -1;
+  return real_mkstemps(templ, suffixlen);
+}
+
+int
+mkostemps(char *templ, int suffixlen, int flags)
+{
+  REAL(mkostemps);
+  if (fault_point("mkostemps", templ))
+    return -1;
+  return real_mkostemps(templ, suffixlen, flags);
+}
+
+/* stdio opens internally too; its writes are not seen (see the top). */
+FILE *
+fopen(const char *path, const char *fmode)
+{
+  REAL(fopen);
+  if (fault_point("fopen", path))
+    return NULL;
+  return real_fopen(path, fmode);
+}
+
+FILE *
+fopen64(const char *path, const char *fmode)
+{
+  REAL(fopen64);
+  if (fault_point("fopen", path))
+    return NULL;
+  return real_fopen64(path, fmode);
+}
+
+FILE *
+freopen(const char *path, const char *fmode, FILE *stream)
+{
+  REAL(freopen);
+  if (fault_point("freopen", path))
+    return NULL;
+  return real_freopen(path, fmode, stream);
+}
+
+FILE *
+freopen64(const char *path, const char *fmode, FILE *stream)
+{
+  REAL(freopen64);
+  if (fault_point("freopen", path))
+    return NULL;
+  return real_freopen64(path, fmode, stream);
+}
+
+/* ---- permissions, owners, times -------------------------------------- */
+
+int
+chmod(const char *path, mode_t md)
+{
+  REAL(chmod);
+  if (fault_point("chmod", path))
+    return -1;
+  return real_chmod(path, md);
+}
+
+int
+fchmod(int fd, mode_t md)
+{
+  char a[512];
+  REAL(fchmod);
+  if (fault_point("fchmod", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_fchmod(fd, md);
+}
+
+int
+lchmod(const char *path, mode_t md)
+{
+  REAL(lchmod);
+  if (fault_point("lchmod", path))
+    return -1;
+  return real_lchmod(path, md);
+}
+
+int
+fchmodat(int dirfd, const char *path, mode_t md, int flags)
+{
+  char a[520];
+  REAL(fchmodat);
+  if (fault_point("fchmodat", at_arg(dirfd, path, a, sizeof a)))
+    return -1;
+  return real_fchmodat(dirfd, path, md, flags);
+}
+
+int
+chown(const char *path, uid_t uid, gid_t gid)
+{
+  REAL(chown);
+  if (fault_point("chown", path))
+    return -1;
+  return real_chown(path, uid, gid);
+}
+
+int
+lchown(const char *path, uid_t uid, gid_t gid)
+{
+  REAL(lchown);
+  if (fault_point("lchown", path))
+    return -1;
+  return real_lchown(path, uid, gid);
+}
+
+int
+fchown(int fd, uid_t uid, gid_t gid)
+{
+  char a[512];
+  REAL(fchown);
+  if (fault_point("fchown", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_fchown(fd, uid, gid);
+}
+
+int
+fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+  char a[520];
+  REAL(fchownat);
+  if (fault_point("fchownat", at_arg(dirfd, path, a, sizeof a)))
+    return -1;
+  return real_fchownat(dirfd, path, uid, gid, flags);
+}
+
+int
+utime(const char *path, const struct utimbuf *times)
+{
+  REAL(utime);
+  if (fault_point("utime", path))
+    return -1;
+  return real_utime(path, times);
+}
+
+int
+utimes(const char *path, const struct timeval times[2])
+{
+  REAL(utimes);
+  if (fault_point("utimes", path))
+    return -1;
+  return real_utimes(path, times);
+}
+
+int
+lutimes(const char *path, const struct timeval times[2])
+{
+  REAL(lutimes);
+  if (fault_point("lutimes", path))
+    return -1;
+  return real_lutimes(path, times);
+}
+
+int
+futimes(int fd, const struct timeval times[2])
+{
+  char a[512];
+  REAL(futimes);
+  if (fault_point("futimes", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_futimes(fd, times);
+}
+
+int
+futimens(int fd, const struct timespec times[2])
+{
+  char a[512];
+  REAL(futimens);
+  if (fault_point("futimens", fd_arg(fd, a, sizeof a)))
+    return -1;
+  return real_futimens(fd, times);
+}
+
+int
+utimensat(int dirfd, const char *path, const struct timespec times[2],
+          int flags)
+{
+  char a[520];
+  REAL(utimensat);
+  if (fault_point("utimensat", at_arg(dirfd, path, a, sizeof a)))
+    return -1;
+  return real_utimensat(dirfd, path, times, flags);
 }
