@@ -106,6 +106,7 @@ class Slice(unittest.TestCase):
     def slice(self, name):
         op = P.OP_CLASSES[name](os.path.join(WORK, name), SEED)
         os.makedirs(op.work)
+        op.moddir = T.MODULE_DIR
         try:
             op.build()
         except RuntimeError as e:

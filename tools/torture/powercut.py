@@ -133,12 +133,13 @@ def unesc(s):
 
 
 def read_trace(path):
-    """[(seq, pid, kind, [fields])] in order, and the blob's bytes."""
+    """[(seq, pid, who, kind, [fields])] in order, and the blob's bytes;
+    WHO is "m" for a call the FSFS module made (record.c)."""
     events = []
     with open(path) as f:
         for line in f:
             w = line.rstrip("\n").split(" ")
-            events.append((int(w[0]), int(w[1]), w[2], w[3:]))
+            events.append((int(w[0]), int(w[1]), w[2], w[3], w[4:]))
     blob_path = path + ".blob"
     blob = b""
     if os.path.exists(blob_path):
@@ -310,7 +311,7 @@ class Recording:
 
     def __init__(self, snap, ino2id, events, blob):
         self.base = snap.copy()
-        self.ops, self.acks, self.where = [], [], []
+        self.ops, self.acks, self.where, self.by_module = [], [], [], []
         self.up = {}            # nid -> (dir nid, name): its latest name
         for p, nid in snap.walk():
             if p:
@@ -326,6 +327,7 @@ class Recording:
 
     def _op(self, op):
         self.ops.append(op)
+        self.by_module.append(self.who_now)
         self.where.append(self.path_of(op[1]) if len(op) > 1 else "")
         apply_op(self.live, op)
         if op[0] == "ent":
@@ -353,7 +355,8 @@ class Recording:
 
     def _resolve(self, ino2id, events, blob):
         self.live = self.base.copy()
-        for seq, pid, kind, f in events:
+        for seq, pid, who, kind, f in events:
+            self.who_now = who == "m"
             try:
                 self._event(ino2id, blob, kind, f)
             except (KeyError, ValueError) as e:
@@ -537,12 +540,14 @@ def pieces(op):
 # ---- crash states ---------------------------------------------------------------
 
 class State:
-    """One crash state: the cut K (ops issued), the model, the FS, and the
-    ops issued but not persisted (for the report)."""
+    """One crash state: the cut K (ops issued), the model, the FS, the ops
+    issued but not (wholly) persisted, and for those of them that persisted
+    in part (model b's torn writes) the pieces that did (PARTIAL)."""
 
-    def __init__(self, k, model, fs, dropped, tag):
+    def __init__(self, k, model, fs, dropped, tag, partial=None):
         self.k, self.model, self.fs, self.dropped, self.tag = \
             k, model, fs, dropped, tag
+        self.partial = partial or {}
 
 
 def state_a(rec, k):
@@ -558,7 +563,7 @@ def state_a(rec, k):
 
 def state_b(rec, k, rng, p):
     fs = rec.base.copy()
-    dropped = []
+    dropped, partial = [], {}
     for i in range(k):
         op = rec.ops[i]
         if rec.durable(i, k):
@@ -566,15 +571,38 @@ def state_b(rec, k, rng, p):
             continue
         if rec.is_sync(i):
             continue
-        kept_all = True
-        for piece in pieces(op):
+        kept = []
+        parts = pieces(op)
+        for j, piece in enumerate(parts):
             if rng.random() < p:
                 apply_op(fs, piece)
-            else:
-                kept_all = False
-        if not kept_all:
+                kept.append(j)
+        if len(kept) < len(parts):
             dropped.append(i)
-    return State(k, "b", fs, dropped, "b k=%d p=%.2f" % (k, p))
+            if kept:
+                partial[i] = kept
+    return State(k, "b", fs, dropped, "b k=%d p=%.2f" % (k, p), partial)
+
+
+def outside_made_durable(rec, state):
+    """STATE as it would be had everything issued outside the FSFS module
+    (libsvn_repos, libsvn_fs, the client: record.c's WHO "-") been durable:
+    if that state passes, the failure is not the module's to fix."""
+    fs = rec.base.copy()
+    dropped = set(state.dropped)
+    for i in range(state.k):
+        op = rec.ops[i]
+        if rec.is_sync(i):
+            continue
+        if i not in dropped or not rec.by_module[i]:
+            apply_op(fs, op)
+        elif i in state.partial:
+            parts = pieces(op)
+            for j in state.partial[i]:
+                apply_op(fs, parts[j])
+    return State(state.k, state.model, fs,
+                 [i for i in state.dropped if rec.by_module[i]],
+                 state.tag + " outside-durable")
 
 
 def classes_a(rec):
@@ -702,6 +730,7 @@ class Op:
 
     def __init__(self, work, seed):
         self.work, self.seed = work, seed
+        self.moddir = None      # the module tested (for setups that use it)
         self.tpl = os.path.join(work, "tpl-" + self.name)
         self.cfg = os.path.join(work, "svn-config")
 
@@ -880,6 +909,21 @@ class RevpropPacked(Op):
         return rc == 0, text(err)
 
 
+class RevpropPackedOwn(RevpropPacked):
+    """The same on a shard packed by the module tested (for fsfs7: a
+    revprop pack it wrote itself)."""
+    name = "revprop-packed-own"
+
+    def setup(self, tpl):
+        repo = os.path.join(tpl, "repo")
+        create(repo, shard=4)
+        history(repo, tpl, 9, self.seed)
+        must(["svnadmin", "pack", "-q", repo], module_env(self.moddir))
+        self.log = os.path.join(tpl, "log.txt")
+        with open(self.log, "w") as f:
+            f.write("a new log message for r2, longer than before\n" * 5)
+
+
 class LockUnlock(Op):
     """svn lock, then svn unlock, of one file over file://."""
     name = "lock"
@@ -1022,11 +1066,12 @@ class Upgrade(Op):
 
 
 OP_CLASSES = {c.name: c for c in (Load, CommitFile, CommitSvnserve, Pack,
-                                  PackF6, RevpropPacked, LockUnlock,
-                                  HotcopyIncr, Recover, Upgrade)}
+                                  PackF6, RevpropPacked, RevpropPackedOwn,
+                                  LockUnlock, HotcopyIncr, Recover, Upgrade)}
 # The order of `run` without --op: the brief's priorities first.
 OPS = ("load", "commit-file", "pack-f7", "pack-f6", "revprop-packed",
-       "commit-svnserve", "lock", "hotcopy-incr", "recover", "upgrade")
+       "revprop-packed-own", "commit-svnserve", "lock", "hotcopy-incr",
+       "recover", "upgrade")
 
 
 # ---- recording --------------------------------------------------------------------
@@ -1037,8 +1082,8 @@ def wait_pids(trace, timeout=10):
     pids = set()
     with open(trace) as f:
         for line in f:
-            w = line.split(" ", 3)
-            if w[2] == "proc":
+            w = line.split(" ", 4)
+            if w[3] == "proc":
                 pids.add(int(w[1]))
     t0 = time.time()
     for pid in pids:
@@ -1095,7 +1140,7 @@ class Judge:
         self.op, self.moddir, self.rec = op, moddir, rec
         self.before, self.after = before, after
         self.known = rec.base.names() | rec.final.names()
-        self.cache = {}
+        self.cache, self.blame = {}, {}
 
     def expectation(self, k):
         texts = [t for a, t in self.rec.acks if a <= k and t != "\0done"]
@@ -1130,6 +1175,17 @@ class Judge:
                 litter[:6]) + (" ..." if len(litter) > 6 else "")
         self.cache[key] = (verdict, detail, recovered)
         return verdict, detail, recovered, False
+
+    def attribute(self, state, scratch):
+        """"module" when STATE still fails once every op issued outside
+        the module is made durable, else "outside"."""
+        exp = self.expectation(state.k)
+        key = (state.fs.digest(), repr(sorted(exp.items(), key=str)))
+        if key not in self.blame:
+            cf = outside_made_durable(self.rec, state)
+            v = self.judge(cf, scratch)[0]
+            self.blame[key] = "outside" if v in ("OK", "LITTER") else "module"
+        return self.blame[key]
 
     def check(self, fs, exp, scratch, recover):
         if os.path.exists(scratch):
@@ -1272,14 +1328,16 @@ class Tally:
         self.n = self.distinct = self.recovered = self.cuts = 0
         self.v = {x: 0 for x in VERDICTS}
         self.examples = {}
+        self.kept = {}
+        self.outside = 0        # failing states the module cannot fix
 
     def line(self, opname, model, modname):
         return ("powercut: %s %s %d states, %d LOST, %d TORN, %d FAIL; "
                 "%s, %d distinct, %d cut points, %d LITTER, %d needed "
-                "recover" % (opname, model, self.n, self.v["LOST"],
-                             self.v["TORN"], self.v["FAIL"], modname,
-                             self.distinct, self.cuts, self.v["LITTER"],
-                             self.recovered))
+                "recover, %d failing only by writes outside the module" % (
+                    opname, model, self.n, self.v["LOST"], self.v["TORN"],
+                    self.v["FAIL"], modname, self.distinct, self.cuts,
+                    self.v["LITTER"], self.recovered, self.outside))
 
     def bad(self):
         return self.v["LOST"] + self.v["TORN"] + self.v["FAIL"]
@@ -1314,12 +1372,15 @@ def explain(rec, state, limit=12):
         return d in keep
 
     def order(i):
-        return (not lasting(i), ("ent", "write", "trunc").index(
-            rec.ops[i][0]) if rec.ops[i][0] != "chmod" else 3, i)
+        return (not lasting(i), not rec.by_module[i],
+                ("ent", "write", "trunc").index(rec.ops[i][0])
+                if rec.ops[i][0] != "chmod" else 3, i)
 
     picked = sorted(state.dropped, key=order)[:limit]
-    lines = ["#%d %s%s" % (i, rec.describe(i),
-                           "" if lasting(i) else " (transient)")
+    lines = ["#%d %s%s%s" % (i, rec.describe(i),
+                             "" if lasting(i) else " (transient)",
+                             "" if rec.by_module[i] else
+                             " (issued outside the module)")
              for i in picked]
     more = len(state.dropped) - len(lines)
     return lines + (["... %d more" % more] if more > 0 else [])
@@ -1357,14 +1418,19 @@ def run_op(op, modname, moddir, models, count, seed, keep, tsv, log,
             t.distinct += 0 if cached else 1
             t.recovered += 1 if recovered and not cached else 0
             t.v[verdict] += 1
+            blame = ""
+            if verdict in ("LOST", "TORN", "FAIL"):
+                blame = judge.attribute(state, scratch)
+                t.outside += blame == "outside"
             if tsv:
                 tsv.write("\t".join(str(x) for x in (
                     modname, op.name, model, idx, state.k, len(rec.ops),
-                    state.tag, verdict, int(recovered), int(cached),
+                    state.tag, verdict, blame, int(recovered), int(cached),
                     detail.replace("\t", " "), "%.2f" % (time.time() - t0)))
                     + "\n")
                 tsv.flush()
             if verdict in ("LOST", "TORN", "FAIL"):
+                detail += " [%s]" % blame
                 first = verdict not in t.examples
                 t.examples.setdefault(verdict, (state, detail))
                 if first or only is not None or \
@@ -1375,7 +1441,8 @@ def run_op(op, modname, moddir, models, count, seed, keep, tsv, log,
                     for line in explain(rec, state,
                                         12 if only is None else 60):
                         log("      not persisted: " + line)
-                if keep and not cached:
+                t.kept[verdict] = t.kept.get(verdict, 0) + 1
+                if keep and not cached and t.kept[verdict] <= 3:
                     d = os.path.join(keep, "%s-%s-%s-%d" % (
                         modname, op.name, model, idx))
                     if not os.path.exists(d):
@@ -1405,7 +1472,7 @@ def cmd_run(a):
     tsv = open(a.tsv, "w") if a.tsv else None
     if tsv:
         tsv.write("module\top\tmodel\tstate\tcut\tops\ttag\tverdict\t"
-                  "recovered\tcached\tdetail\tseconds\n")
+                  "blame\trecovered\tcached\tdetail\tseconds\n")
 
     def log(msg):
         print(msg, flush=True)
@@ -1415,6 +1482,7 @@ def cmd_run(a):
     for modname, moddir in module_dirs(a.module):
         for name in ops:
             op = OP_CLASSES[name](work, a.seed)
+            op.moddir = moddir
             op.build()
             t0 = time.time()
             try:
@@ -1570,6 +1638,7 @@ def cmd_trace(a):
     work = a.work or tempfile.mkdtemp(prefix="powercut-trace-")
     (modname, moddir), = module_dirs(a.module or "fsfs7")
     op = OP_CLASSES[a.op[0]](work, a.seed)
+    op.moddir = moddir
     op.build()
     pt = os.path.join(work, "pt-trace")
     if os.path.isdir(pt):

@@ -18,7 +18,9 @@
  *                sequence counter
  *
  * Trace grammar (fields separated by one space; PATH is relative to the
- * root, "." for the root itself, and %XX-escaped like TEXT):
+ * root, "." for the root itself, and %XX-escaped like TEXT; every line
+ * starts "SEQ PID WHO", WHO being m when the FSFS module made the call --
+ * a frame of libsvn_fs_fs-1.so.1 on the stack -- and - otherwise):
  *   SEQ PID proc PPID ARGV0            a process started recording
  *   SEQ PID creat PATH INO TYPE MODE [TARGET]
  *                                      a new inode named PATH; TYPE f|d|l
@@ -59,7 +61,9 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -151,7 +155,54 @@ write_all(int fd, const void *buf, size_t len)
     }
 }
 
-/* Append one trace line: "SEQ PID " + the formatted event + "\n". */
+/* Who made a call: 'm' when a frame of the FSFS module
+   (libsvn_fs_fs-1.so.1, stock or fsfs7) is on the stack -- its own calls
+   and those it makes through APR, libsvn_subr and SQLite -- else '-'
+   (libsvn_repos, libsvn_fs, the client).  The module's text ranges are
+   looked up until found (it may be loaded late); called under the lock. */
+#define MAX_RANGES 8
+static uintptr_t text_lo[MAX_RANGES], text_hi[MAX_RANGES];
+static int ntext;
+
+static int
+find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+  (void)size; (void)data;
+  if (!info->dlpi_name || !strstr(info->dlpi_name, "libsvn_fs_fs-1.so"))
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum && ntext < MAX_RANGES; i++)
+    {
+      const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+      if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+        {
+          text_lo[ntext] = info->dlpi_addr + ph->p_vaddr;
+          text_hi[ntext] = text_lo[ntext] + ph->p_memsz;
+          ntext++;
+        }
+    }
+  return 1;
+}
+
+static char
+issuer(void)
+{
+  void *frames[64];
+  int n;
+
+  if (ntext == 0)
+    dl_iterate_phdr(find_module, NULL);
+  if (ntext == 0)
+    return '-';
+  n = backtrace(frames, 64);
+  for (int i = 0; i < n; i++)
+    for (int r = 0; r < ntext; r++)
+      if ((uintptr_t)frames[i] >= text_lo[r]
+          && (uintptr_t)frames[i] < text_hi[r])
+        return 'm';
+  return '-';
+}
+
+/* Append one trace line: "SEQ PID WHO " + the formatted event + "\n". */
 static void
 emit(const char *fmt, ...)
 {
@@ -159,7 +210,8 @@ emit(const char *fmt, ...)
   int n, saved = errno;
   va_list ap;
 
-  n = snprintf(line, sizeof line, "%llu %d ", next_seq(), (int)getpid());
+  n = snprintf(line, sizeof line, "%llu %d %c ", next_seq(), (int)getpid(),
+               issuer());
   va_start(ap, fmt);
   n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
   va_end(ap);
