@@ -7,6 +7,7 @@ in the manner of ALICE, OSDI 2014); doc/powercut.md.
                     [--keep DIR] [--tsv FILE]
     powercut.py selftest         # known-bad constructions must be caught
     powercut.py trace --op OP [--module M]   # print one resolved trace
+    powercut.py summary TSV...   # a markdown table of `run --tsv` rows
 
 A SIGKILL keeps the page cache, so the crash campaigns (campaign.py) never
 see a missing fsync.  Here an operation runs once, uninjected, with
@@ -1656,10 +1657,52 @@ def cmd_trace(a):
     return 0
 
 
+def cmd_summary(paths):
+    """A markdown table of TSV rows (`run --tsv`): per operation and
+    model, the states and failing verdicts of each module, and how many
+    of fsfs7's failing states pass once the writes made outside the module
+    are durable."""
+    rows = {}
+    for path in paths:
+        with open(path) as f:
+            head = f.readline().rstrip("\n").split("\t")
+            for line in f:
+                r = dict(zip(head, line.rstrip("\n").split("\t")))
+                e = rows.setdefault((r["op"], r["model"], r["module"]),
+                                    dict.fromkeys(VERDICTS + ("n", "out",
+                                                              "distinct"), 0))
+                e["n"] += 1
+                e[r["verdict"]] += 1
+                e["out"] += r.get("blame") == "outside"
+                e["distinct"] += r["cached"] == "0"
+    print("| operation | model | fsfs7 states (distinct) | LOST | TORN | "
+          "FAIL | of them outside the module | stock states (distinct) | "
+          "LOST | TORN | FAIL |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    order = {o: i for i, o in enumerate(OPS)}
+    for op, model in sorted({(o, m) for o, m, _ in rows},
+                            key=lambda x: (order.get(x[0], 99), x[1])):
+        cells = []
+        for mod in ("fsfs7", "stock"):
+            e = rows.get((op, model, mod))
+            if not e:
+                cells += ["-"] * (5 if mod == "fsfs7" else 4)
+                continue
+            cells += ["%d (%d)" % (e["n"], e["distinct"]), str(e["LOST"]),
+                      str(e["TORN"]), str(e["FAIL"])]
+            if mod == "fsfs7":
+                cells.append(str(e["out"]))
+        print("| %s | %s | %s |" % (op, model, " | ".join(cells)))
+    return 0
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["summary"]:
+        return cmd_summary(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=("run", "selftest", "trace"))
+    ap.add_argument("command", choices=("run", "selftest", "trace"),
+                    help="or: summary TSV... (a markdown table)")
     ap.add_argument("--op", action="append",
                     help="operation (repeatable; default: all): " +
                     ", ".join(OPS))
