@@ -1387,6 +1387,29 @@ def explain(rec, state, limit=12):
     return lines + (["... %d more" % more] if more > 0 else [])
 
 
+def report_failure(rec, t, state, what, verdict, detail, cached, keep,
+                   only, log):
+    """Log the first failure of each verdict (every one with --only or
+    POWERCUT_VERBOSE) with the ops that did not persist; keep the first
+    three distinct ones of each verdict in KEEP."""
+    first = verdict not in t.examples
+    t.examples.setdefault(verdict, (state, detail))
+    if first or only is not None or os.environ.get("POWERCUT_VERBOSE"):
+        log("  %s %s: %s" % (what, state.tag, detail))
+        for line in explain(rec, state, 12 if only is None else 60):
+            log("      not persisted: " + line)
+    t.kept[verdict] = t.kept.get(verdict, 0) + 1
+    if keep and not cached and t.kept[verdict] <= 3:
+        w = what.split()
+        d = os.path.join(keep, "%s-%s-%s-%s" % (w[1], w[2], w[3],
+                                                w[4].lstrip("#")))
+        if not os.path.exists(d):
+            materialise(state.fs, d)
+            with open(d + ".txt", "w") as f:
+                f.write("%s %s\n%s\n" % (what, state.tag, detail))
+                f.write("\n".join(explain(rec, state, 200)) + "\n")
+
+
 def run_op(op, modname, moddir, models, count, seed, keep, tsv, log,
            only=None):
     """Record OP once under MODDIR and judge its states; {model: Tally}."""
@@ -1431,28 +1454,9 @@ def run_op(op, modname, moddir, models, count, seed, keep, tsv, log,
                     + "\n")
                 tsv.flush()
             if verdict in ("LOST", "TORN", "FAIL"):
-                detail += " [%s]" % blame
-                first = verdict not in t.examples
-                t.examples.setdefault(verdict, (state, detail))
-                if first or only is not None or \
-                        os.environ.get("POWERCUT_VERBOSE"):
-                    log("  %s %s %s %s #%d %s: %s" % (
-                        verdict, modname, op.name, model, idx, state.tag,
-                        detail))
-                    for line in explain(rec, state,
-                                        12 if only is None else 60):
-                        log("      not persisted: " + line)
-                t.kept[verdict] = t.kept.get(verdict, 0) + 1
-                if keep and not cached and t.kept[verdict] <= 3:
-                    d = os.path.join(keep, "%s-%s-%s-%d" % (
-                        modname, op.name, model, idx))
-                    if not os.path.exists(d):
-                        materialise(state.fs, d)
-                        with open(d + ".txt", "w") as f:
-                            f.write("%s %s %s %s\n%s\n" % (
-                                verdict, state.tag, modname, op.name, detail))
-                            f.write("\n".join(explain(rec, state, 200)) +
-                                    "\n")
+                report_failure(rec, t, state, "%s %s %s %s #%d" % (
+                    verdict, modname, op.name, model, idx), verdict,
+                    detail + " [%s]" % blame, cached, keep, only, log)
         if os.path.exists(scratch):
             shutil.rmtree(scratch)
     shutil.rmtree(pt)
@@ -1585,7 +1589,7 @@ class FakeJudge(Judge):
         return v, d, False, False
 
 
-def selftest(work, seed, states=60, log=print):
+def selftest(work, seed, states=200, log=print):
     """{mode: {model: Tally}} for the three fake operations."""
     build_record_so()
     out = {}
@@ -1615,7 +1619,7 @@ def selftest(work, seed, states=60, log=print):
 
 def cmd_selftest(a):
     work = a.work or tempfile.mkdtemp(prefix="powercut-selftest-")
-    res = selftest(work, a.seed, a.states or 60)
+    res = selftest(work, a.seed, 200)
     problems = []
     for mode in ("nosync", "nodirsync"):
         if res[mode]["a"].v["LOST"] == 0:

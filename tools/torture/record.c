@@ -263,6 +263,35 @@ esc(char *out, const char *s, size_t max)
 /* The absolute path of PATH relative to DIRFD, with its parent's symlinks
    resolved, in ABS; its path below the root (or ".") in *REL.  Returns 1
    when PATH is the root or under it. */
+/* PATH relative to DIRFD as an absolute path in JOINED; 0 on failure. */
+static int
+join_at(int dirfd, const char *path, char joined[2 * PATH_MAX])
+{
+  char dir[PATH_MAX], proc[64];
+  ssize_t n;
+
+  if (path[0] == '/')
+    {
+      snprintf(joined, 2 * PATH_MAX, "%s", path);
+      return 1;
+    }
+  if (dirfd == AT_FDCWD)
+    {
+      if (!getcwd(dir, sizeof dir))
+        return 0;
+    }
+  else
+    {
+      snprintf(proc, sizeof proc, "/proc/self/fd/%d", dirfd);
+      n = readlink(proc, dir, sizeof dir - 1);
+      if (n < 0)
+        return 0;
+      dir[n] = '\0';
+    }
+  snprintf(joined, 2 * PATH_MAX, "%s/%s", dir, path);
+  return 1;
+}
+
 static int
 canon(int dirfd, const char *path, char abs[PATH_MAX], const char **rel)
 {
@@ -270,30 +299,8 @@ canon(int dirfd, const char *path, char abs[PATH_MAX], const char **rel)
   char *slash, *base;
   size_t len;
 
-  if (!path || !*path)
+  if (!path || !*path || !join_at(dirfd, path, joined))
     return 0;
-  if (path[0] == '/')
-    snprintf(joined, sizeof joined, "%s", path);
-  else
-    {
-      char dir[PATH_MAX];
-      if (dirfd == AT_FDCWD)
-        {
-          if (!getcwd(dir, sizeof dir))
-            return 0;
-        }
-      else
-        {
-          char proc[64];
-          ssize_t n;
-          snprintf(proc, sizeof proc, "/proc/self/fd/%d", dirfd);
-          n = readlink(proc, dir, sizeof dir - 1);
-          if (n < 0)
-            return 0;
-          dir[n] = '\0';
-        }
-      snprintf(joined, sizeof joined, "%s/%s", dir, path);
-    }
   len = strlen(joined);
   while (len > 1 && joined[len - 1] == '/')
     joined[--len] = '\0';
