@@ -160,6 +160,27 @@ class CrashRecover(unittest.TestCase):
             self.check_state(repo, where)
 
 
+def traced(args, repo, input=None):
+    """Run ARGS through our module with fault.so tracing every counted
+    call; the calls as (name, real path of the argument) pairs."""
+    env = load_env("count")
+    del env["FAULT_MATCH"]
+    env["FAULT_TRACE"] = "1"
+    p = T.run(args, input=input, env=env)
+    if p.returncode != 0:
+        raise AssertionError("%s: %s" % (args[:2], T.describe(p)))
+    calls = []
+    with open(env["FAULT_OUT"]) as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ", 3)
+            if parts[0] != "call" or len(parts) < 4:
+                continue
+            # "FROM -> TO" for renames and links: the name given is TO.
+            arg = parts[3].rsplit(" -> ", 1)[-1]
+            calls.append((parts[2], os.path.realpath(arg)))
+    return calls
+
+
 class NewShard(unittest.TestCase):
     def test_write_safety_new_shard_dir_synced(self):
         """A commit that starts a shard makes revs/<S> and revprops/<S>;
@@ -172,40 +193,19 @@ class NewShard(unittest.TestCase):
             f.seek(0)
             f.write(text)
             f.truncate()
-        env = load_env("count")
-        del env["FAULT_MATCH"]
-        env["FAULT_TRACE"] = "1"
-        p = T.run(["svnadmin", "load", "-q", repo], input=REF["dump"],
-                  env=env)
-        self.assertEqual(p.returncode, 0, T.describe(p))
-        with open(env["FAULT_OUT"]) as f:
-            calls = [l.split()[2:4] for l in f if l.startswith("call ")]
+        calls = traced(["svnadmin", "load", "-q", repo], repo,
+                       input=REF["dump"])
         real = os.path.realpath(repo)
         for kind in ("revs", "revprops"):
             parent = os.path.join(real, "db", kind)
             moved = [i for i, (name, arg) in enumerate(calls)
                      if name.startswith("rename")
-                     and os.path.realpath(arg) == os.path.join(parent, "1", "2")]
+                     and arg == os.path.join(parent, "1", "2")]
             self.assertTrue(moved, "no rename into %s/1/2 seen" % kind)
             synced = [i for i, (name, arg) in enumerate(calls[:moved[0]])
-                      if name in ("fsync", "fdatasync")
-                      and os.path.realpath(arg) == parent]
+                      if name in ("fsync", "fdatasync") and arg == parent]
             self.assertTrue(synced, "db/%s not synced before r2 moved into "
                             "its new shard" % kind)
-
-
-def traced(args, repo, input=None):
-    """Run ARGS through our module with fault.so tracing every counted
-    call; the calls as (name, real path of the argument) pairs."""
-    env = load_env("count")
-    del env["FAULT_MATCH"]
-    env["FAULT_TRACE"] = "1"
-    p = T.run(args, input=input, env=env)
-    if p.returncode != 0:
-        raise AssertionError("%s: %s" % (args[:2], T.describe(p)))
-    with open(env["FAULT_OUT"]) as f:
-        return [(l.split()[2], os.path.realpath(l.split()[3]))
-                for l in f if l.startswith("call ") and len(l.split()) > 3]
 
 
 class Durable(unittest.TestCase):
