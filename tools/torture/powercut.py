@@ -962,7 +962,7 @@ class LockUnlock(Op):
         if rc != 0:
             return "FAIL", "svnlook lock fails: " + text(err)
         held = bool(out.strip())
-        if exp["lock"] == "locked" and not held:
+        if exp["lock"] == "locked" and not held and not exp.get("in_flight"):
             return "LOST", "acknowledged lock of %s is gone" % self.path
         if exp["lock"] == "unlocked" and held:
             return "LOST", "acknowledged unlock of %s is gone (the lock " \
@@ -1146,7 +1146,13 @@ class Judge:
     def expectation(self, k):
         texts = [t for a, t in self.rec.acks if a <= k and t != "\0done"]
         done = any(a <= k and t == "\0done" for a, t in self.rec.acks)
-        return self.op.expect(texts, done)
+        exp = self.op.expect(texts, done)
+        # Operations were recorded after the last acknowledgement: the
+        # next command (an unlock after a lock) was under way at the cut,
+        # and may have taken effect.
+        exp["in_flight"] = k > max([a for a, _ in self.rec.acks if a <= k],
+                                   default=-1)
+        return exp
 
     def judge(self, state, scratch):
         """(verdict, detail, recovered) of STATE, cached by content."""
