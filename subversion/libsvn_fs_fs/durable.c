@@ -134,27 +134,32 @@ fill_temp(int out, const char *tmp, const char *from, svn_boolean_t flush,
   return SVN_NO_ERROR;
 }
 
+svn_error_t *
+svn_fs_fs__copy_into_place(const char *from, const char *to,
+                           svn_boolean_t flush, apr_pool_t *scratch_pool)
+{
+  const char *tmp;
+  int out;
+  svn_error_t *err;
+
+  SVN_ERR(open_temp_beside(&out, &tmp, to, scratch_pool));
+  err = fill_temp(out, tmp, from, flush, scratch_pool);
+  if (close(out) != 0 && !err)
+    err = os_error("close", tmp, scratch_pool);
+  if (!err && rename(tmp, to) != 0)
+    err = os_error("move into place", tmp, scratch_pool);
+  if (err)
+    unlink(tmp);
+  return svn_error_trace(err);
+}
+
 /* FROM and TO lie on different file systems: copy, then rename the copy
    into place (see durable.h). */
 static svn_error_t *
 copy_across(const char *from, const char *to, svn_boolean_t flush,
             apr_pool_t *pool)
 {
-  const char *tmp;
-  int out;
-  svn_error_t *err;
-
-  SVN_ERR(open_temp_beside(&out, &tmp, to, pool));
-  err = fill_temp(out, tmp, from, flush, pool);
-  if (close(out) != 0 && !err)
-    err = os_error("close", tmp, pool);
-  if (!err && rename(tmp, to) != 0)
-    err = os_error("move into place", tmp, pool);
-  if (err)
-    {
-      unlink(tmp);
-      return svn_error_trace(err);
-    }
+  SVN_ERR(svn_fs_fs__copy_into_place(from, to, flush, pool));
   /* TO is complete; FROM is only a duplicate now. */
   if (unlink(from) != 0 && errno != ENOENT)
     return os_error("remove", from, pool);

@@ -34,6 +34,14 @@ svn_error_t *
 svn_fs_fs__move_into_place(const char *from, const char *to,
                            svn_boolean_t flush, apr_pool_t *scratch_pool);
 
+/* Copy FROM's bytes and permission bits to TO, replacing any file
+   there: through a temporary file beside TO, synced with FLUSH, then
+   renamed.  TO's directory is not synced: a caller copying many files
+   syncs each directory once, before anything names the copies. */
+svn_error_t *
+svn_fs_fs__copy_into_place(const char *from, const char *to,
+                           svn_boolean_t flush, apr_pool_t *scratch_pool);
+
 #ifdef __cplusplus
 }
 #endif

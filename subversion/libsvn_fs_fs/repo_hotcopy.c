@@ -27,9 +27,12 @@
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
 #include "svn_pools.h"
+#include "svn_sorts.h"
+#include "private/svn_sorts_private.h"
 #include "private/svn_string_private.h"
 
 #include "corrupt.h"
+#include "durable.h"
 #include "format.h"
 #include "paths.h"
 #include "repo.h"
@@ -47,6 +50,9 @@ typedef struct hotcopy_t
   void *notify_baton;
   svn_cancel_func_t cancel_func;
   void *cancel_baton;
+  /* Destination directories whose entries changed since they were last
+     synced (keys: paths, in DIRTY's pool); see flush_dirty(). */
+  apr_hash_t *dirty;
 } hotcopy_t;
 
 /* Source path of db/REL and its destination twin. */
@@ -69,20 +75,80 @@ relative(hotcopy_t *h, const char *path)
   return svn_dirent_skip_ancestor(h->src->path, path);
 }
 
+/* Durability (HOTCOPY-4): the copy names what it copied -- by
+   min-unpacked-rev, then current -- only once the copies are on disk.
+   Each file is copied through a synced temporary file (durable.h); each
+   directory that gained, lost or replaced an entry, and the parent of
+   each directory made, is noted here and synced by flush_dirty() before
+   min-unpacked-rev and before current are written.  Without it a power
+   cut could leave a current naming revisions whose files never reached
+   the disk, and a re-run would keep a torn file of the right size
+   (doc/powercut.md PC-5). */
+static void
+mark_dirty(hotcopy_t *h, const char *dir)
+{
+  apr_pool_t *pool = apr_hash_pool_get(h->dirty);
+
+  if (!apr_hash_get(h->dirty, dir, APR_HASH_KEY_STRING))
+    {
+      dir = apr_pstrdup(pool, dir);
+      apr_hash_set(h->dirty, dir, APR_HASH_KEY_STRING, dir);
+    }
+}
+
+/* Sync every noted directory, deepest first (a new directory's entries
+   before its name in the parent), and forget them. */
+static svn_error_t *
+flush_dirty(hotcopy_t *h, apr_pool_t *pool)
+{
+  apr_array_header_t *dirs = svn_sort__hash(h->dirty,
+                                            svn_sort_compare_items_as_paths,
+                                            pool);
+  apr_pool_t *iterpool = svn_pool_create(pool);
+  int i;
+
+  for (i = dirs->nelts - 1; i >= 0; i--)
+    {
+      svn_pool_clear(iterpool);
+      SVN_ERR(svn_fs_fs__sync_dir(APR_ARRAY_IDX(dirs, i,
+                                                svn_sort__item_t).value,
+                                  iterpool));
+    }
+  svn_pool_destroy(iterpool);
+  apr_hash_clear(h->dirty);
+  return SVN_NO_ERROR;
+}
+
+/* Make directory PATH and its missing parents, noting every one made and
+   its parent as dirty. */
+static svn_error_t *
+make_dirs(hotcopy_t *h, const char *path, apr_pool_t *pool)
+{
+  svn_node_kind_t kind;
+
+  SVN_ERR(svn_io_check_path(path, &kind, pool));
+  if (kind != svn_node_none)
+    return SVN_NO_ERROR;
+  SVN_ERR(make_dirs(h, svn_dirent_dirname(path, pool), pool));
+  SVN_ERR(svn_io_dir_make(path, APR_OS_DEFAULT, pool));
+  mark_dirty(h, path);
+  mark_dirty(h, svn_dirent_dirname(path, pool));
+  return SVN_NO_ERROR;
+}
+
 /* Make db/REL in the destination unless it exists. */
 static svn_error_t *
 ensure_dir(hotcopy_t *h, const char *rel, apr_pool_t *pool)
 {
-  return svn_error_trace(svn_io_make_dir_recursively(dst_of(h, rel, pool),
-                                                     pool));
+  return svn_error_trace(make_dirs(h, dst_of(h, rel, pool), pool));
 }
 
 /* Copy file SRC to DST unless DST already has its size and is not
    older (HOTCOPY-3); set *COPIED if it was copied.  A missing SRC is
    skipped. */
 static svn_error_t *
-copy_newer(svn_boolean_t *copied, const char *src, const char *dst,
-           apr_pool_t *pool)
+copy_newer(svn_boolean_t *copied, hotcopy_t *h, const char *src,
+           const char *dst, apr_pool_t *pool)
 {
   const svn_io_dirent2_t *from, *to;
 
@@ -94,15 +160,16 @@ copy_newer(svn_boolean_t *copied, const char *src, const char *dst,
       && to->mtime >= from->mtime)
     return SVN_NO_ERROR;
   *copied = TRUE;
-  return svn_error_trace(svn_io_copy_file(src, dst, TRUE, pool));
+  mark_dirty(h, svn_dirent_dirname(dst, pool));
+  return svn_error_trace(svn_fs_fs__copy_into_place(src, dst, TRUE, pool));
 }
 
 /* Make the flat directory DST hold what SRC holds: copy new or changed
    files, delete files SRC no longer has (e.g. split revprop packs).  A
    missing SRC is skipped. */
 static svn_error_t *
-sync_dir(svn_boolean_t *copied, const char *src, const char *dst,
-         apr_pool_t *pool)
+sync_dir(svn_boolean_t *copied, hotcopy_t *h, const char *src,
+         const char *dst, apr_pool_t *pool)
 {
   apr_hash_t *from, *to;
   apr_hash_index_t *hi;
@@ -113,13 +180,13 @@ sync_dir(svn_boolean_t *copied, const char *src, const char *dst,
   if (kind != svn_node_dir)
     return SVN_NO_ERROR;
   SVN_ERR(svn_io_get_dirents3(&from, src, TRUE, pool, pool));
-  SVN_ERR(svn_io_make_dir_recursively(dst, pool));
+  SVN_ERR(make_dirs(h, dst, pool));
   SVN_ERR(svn_io_get_dirents3(&to, dst, TRUE, pool, pool));
   iterpool = svn_pool_create(pool);
   for (hi = apr_hash_first(pool, from); hi; hi = apr_hash_next(hi))
     {
       svn_pool_clear(iterpool);
-      SVN_ERR(copy_newer(copied,
+      SVN_ERR(copy_newer(copied, h,
                          svn_dirent_join(src, apr_hash_this_key(hi),
                                          iterpool),
                          svn_dirent_join(dst, apr_hash_this_key(hi),
@@ -130,6 +197,7 @@ sync_dir(svn_boolean_t *copied, const char *src, const char *dst,
       {
         svn_pool_clear(iterpool);
         *copied = TRUE;
+        mark_dirty(h, dst);
         SVN_ERR(svn_io_remove_file2(svn_dirent_join(
                   dst, apr_hash_this_key(hi), iterpool), TRUE, iterpool));
       }
@@ -222,7 +290,7 @@ copy_small_files(hotcopy_t *h, apr_pool_t *pool)
   int i;
 
   for (i = 0; files[i]; i++)
-    SVN_ERR(copy_newer(&copied, src_of(h, files[i], pool),
+    SVN_ERR(copy_newer(&copied, h, src_of(h, files[i], pool),
                        dst_of(h, files[i], pool), pool));
   SVN_ERR(create_own_file(h, "fs-type", TRUE, pool));
   SVN_ERR(create_own_file(h, "write-lock", FALSE, pool));
@@ -263,14 +331,14 @@ copy_packed_shard(hotcopy_t *h, svn_revnum_t start, apr_pool_t *pool)
     h, plain_props ? svn_fs_fs__path_revprops_shard(src, start, pool)
                    : svn_fs_fs__path_revprops_pack_shard(src, start, pool));
 
-  SVN_ERR(sync_dir(&copied, src_of(h, revs, pool), dst_of(h, revs, pool),
+  SVN_ERR(sync_dir(&copied, h, src_of(h, revs, pool), dst_of(h, revs, pool),
                    pool));
-  SVN_ERR(sync_dir(&copied, src_of(h, props, pool), dst_of(h, props, pool),
+  SVN_ERR(sync_dir(&copied, h, src_of(h, props, pool), dst_of(h, props, pool),
                    pool));
   if (start == 0 && !plain_props)
     {
       SVN_ERR(ensure_dir(h, "revprops/0", pool));
-      SVN_ERR(copy_newer(&copied, src_of(h, "revprops/0/0", pool),
+      SVN_ERR(copy_newer(&copied, h, src_of(h, "revprops/0/0", pool),
                          dst_of(h, "revprops/0/0", pool), pool));
     }
   if (copied && h->notify_func)
@@ -344,7 +412,7 @@ copy_rev_file(svn_boolean_t *copied, hotcopy_t *h, const char *path,
   const char *rel = relative(h, path);
 
   SVN_ERR(ensure_dir(h, svn_relpath_dirname(rel, pool), pool));
-  return svn_error_trace(copy_newer(copied, path, dst_of(h, rel, pool),
+  return svn_error_trace(copy_newer(copied, h, path, dst_of(h, rel, pool),
                                     pool));
 }
 
@@ -427,12 +495,14 @@ hotcopy_body(void *baton, apr_pool_t *pool)
   if (ffd->format >= SVN_FS_FS__MIN_PACKING_FORMAT)         /* OLD-8 */
     {
       /* Our value (read under the pack lock), the source file's mode. */
+      SVN_ERR(flush_dirty(h, pool));
       SVN_ERR(write_dst(h, "min-unpacked-rev", apr_psprintf(
                           pool, "%ld\n", ffd->min_unpacked_rev),
                         src_of(h, "min-unpacked-rev", pool), pool));
       SVN_ERR(drop_unpacked_shards(h, pool));
     }
   SVN_ERR(copy_unpacked_revs(h, pool));
+  SVN_ERR(flush_dirty(h, pool));
   SVN_ERR(write_dst(h, "current",
                     current_text(ffd, h->youngest, next_node_id,
                                  next_copy_id, pool), NULL, pool));
@@ -568,6 +638,7 @@ svn_fs_fs__hotcopy(svn_fs_t *src_fs, svn_fs_t *dst_fs, const char *src_path,
   h.notify_baton = notify_baton;
   h.cancel_func = cancel_func;
   h.cancel_baton = cancel_baton;
+  h.dirty = apr_hash_make(scratch_pool);
   SVN_ERR(svn_io_check_path(svn_dirent_join(dst_path, "format",
                                             scratch_pool),
                             &kind, scratch_pool));

@@ -101,7 +101,8 @@ def traced_upgrade(repo, trace):
         for line in f:
             words = line.split(None, 3)
             if words[0] == "call" and len(words) == 4:
-                path = words[3].rstrip("\n")
+                # Renames and links log "FROM -> TO": the name given.
+                path = words[3].rstrip("\n").rsplit(" -> ", 1)[-1]
                 if path.startswith(repo + "/"):
                     path = path[len(repo) + 1:]
                 calls.append((words[2], path))
