@@ -295,6 +295,20 @@ class Regressions(unittest.TestCase):
         self.assertIn("rep-cache.db-journal", arg)
         self.assertNotEqual(outcome, "FAIL", detail)
 
+    def test_torture_hotcopy_cut_copy_takes_no_shadowed_commit(self):
+        # Found by the recover checks: killed at the move of r8's revision
+        # file, fsfs7's incremental hotcopy left a copy whose
+        # min-unpacked-rev (8) was ahead of db/current (3); a commit into
+        # it reported "r4 committed by judy at 2015-..." -- the source's
+        # r4, which the copied pack holds, shadowed the new revision --
+        # and stock verify then failed ("No such revision 5").  Stock's
+        # commit refuses that state (an assertion that the new revision
+        # is not packed).
+        call, arg, rc, outcome, detail = self.aimed(
+            "hotcopy-incr", "kill", "revs/2/8", 1, calls="rename")
+        self.assertIn("revs/2/8", arg)
+        self.assertNotEqual(outcome, "FAIL", detail)
+
     def test_torture_hotcopy_repcache_error_names_file(self):
         # Found by the I/O-error campaign: a failed write of the copy's
         # rep-cache.db gave "Cannot copy rep-cache.db: disk I/O error",

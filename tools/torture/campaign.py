@@ -248,6 +248,7 @@ class Op:
     operation commits revisions (a crash may cut a commit, commit.md)."""
     name = None
     commits = False
+    copies = False
 
     def __init__(self, work, seed):
         self.work = work
@@ -609,6 +610,7 @@ class RevpropPackedOwn(RevpropPacked):
 
 class HotcopyIncr(Op):
     name = "hotcopy-incr"
+    copies = True
 
     def setup(self, tpl):
         src = os.path.join(tpl, "src")
@@ -811,6 +813,7 @@ class Hotcopy(Op):
     the source's revisions, and a re-run (--incremental onto it, or
     afresh if it has no `format` yet) completes it."""
     name = "hotcopy"
+    copies = True
 
     def setup(self, tpl):
         src = os.path.join(tpl, "src")
@@ -1100,6 +1103,12 @@ def judge(op, moddir, campaign, pt, rc, so, se, hit, recover=True):
         snap = os.path.join(pt, "recovered")
         copytree(repo, snap)
         left = orphans(snap)
+    cut = None
+    if op.copies and is_repo(repo):
+        # A copy cut short, used as it is (a backup promoted before its
+        # re-run): a commit may be refused, or must be right.
+        cut = os.path.join(pt, "used-as-is")
+        copytree(repo, cut)
     if campaign == "crash":
         problems, outcome, note = judge_crash(op, moddir, pt, so)
     else:
@@ -1108,10 +1117,23 @@ def judge(op, moddir, campaign, pt, rc, so, se, hit, recover=True):
         more, refused = check_recovery(op, moddir, snap, so, left)
         problems += more
         if refused and outcome == "OK":
-            outcome, note = "REFUSED", "recover refused: " + refused
+            outcome, note = "REFUSED", refused if refused.startswith(
+                ("next commit", "recover refused")) \
+                else "recover refused: " + refused
         if left and not more:
             note = (note + "; " if note else "") + \
                 "left %s above db/current" % ",".join(left)
+    if cut:
+        ok, err = op.next_commit(cut, moddir)
+        if not ok and (err.startswith("new r") or
+                       not re.search(r"E\d{6}: ", err)):
+            problems.append("commit into the copy as it was left: " +
+                            err[:300])
+        elif ok:
+            ok, verr = verify(cut)
+            if not ok:
+                problems.append("after a commit into the copy as it was "
+                                "left, stock verify fails: " + verr[:200])
     if problems:
         return "FAIL", "; ".join(problems)
     return outcome, note
@@ -1236,6 +1258,14 @@ def check_recovery(op, moddir, snap, so, left=()):
     if bad:
         return ["after recover, " + bad], refused
     ok, err = op.next_commit(snap, moddir)
+    m = re.search(r"E\d{6}: .*", err)
+    if not ok and op.copies and m and not err.startswith("new r"):
+        # What a cut copy holds need not take commits before its re-run
+        # (stock's commit asserts on a copy whose min-unpacked-rev is
+        # ahead of db/current); a commit it accepts must be right.
+        why = "next commit refused: " + m.group(0)[:140]
+        return [], "recover refused: %s; %s" % (refused, why) if refused \
+            else why
     if not ok:
         return ["after recover, next commit: " + err[:300]], refused
     return [], refused
