@@ -23,15 +23,24 @@ STOCK binaries and module (the oracle):
           and the repository is as before (verify passes, dump unchanged,
           a txn left behind can be removed with `svnadmin rmtxns`) -- or,
           if the operation reports success, its whole effect is there.
+  both:   on a copy of what the point left, `svnadmin recover` (the module
+          tested), stock verify, every revision's revprops and content
+          compared with what was committed, and a further commit that must
+          get exactly its own revprops; the files a cut commit leaves
+          above db/current are held to doc/format/commit.md (COMMIT-4/5).
+          --no-recover leaves these out.
 
 Operations: commit-file, commit-svnserve (svnmucc change sets with adds,
 edits, copies and properties, over file:// and through `svnserve -t`),
-load (a short generated dump into an empty repository), revprop-packed
-(`svnadmin setrevprop` on a packed shard, packed with stock first),
-revprop-packed-own (the same on a shard packed by the module tested),
-hotcopy-incr (`svnadmin hotcopy --incremental`), recover, pack.  An
-operation that the module cannot run uninjected is reported UNAVAILABLE
-(e.g. pack before fsfs7 implements it).
+load (a short generated dump into an empty repository), load3 (issue 30's
+three revisions: r3's revprops go through a recycled spare file),
+revprop-packed (`svnadmin setrevprop` on a packed shard, packed with stock
+first), revprop-packed-own (the same on a shard packed by the module
+tested), setlog (`svnadmin setlog`, unpacked), propset-revprop (`svn
+propset --revprop` over file:// through a hook), hotcopy-incr (`svnadmin
+hotcopy --incremental`), hotcopy (into a new directory), recover, pack,
+upgrade (format 4 with packed shards to the newest).  An operation that
+the module cannot run uninjected is reported UNAVAILABLE.
 
 Every point writes a TSV row (--tsv); the figures per module and operation
 are printed at the end.  Runs are bounded by --points and --seconds (per
