@@ -974,6 +974,20 @@ check_up_to_date(commit_ctx_t *ctx, svn_revnum_t base_rev,
     return svn_error_create(SVN_ERR_FS_TXN_OUT_OF_DATE, NULL,
                             "Transaction out of date");
   ctx->new_rev = youngest + 1;
+
+  /* A new revision that db/min-unpacked-rev already counts as packed
+     would be written where no reader looks: every read of it would go
+     to the pack file, which holds another repository's revision (an
+     incremental hotcopy cut short copies packs before db/current).
+     Refuse rather than acknowledge a revision that reads differently. */
+  SVN_ERR(svn_fs_fs__update_min_unpacked_rev(ctx->fs, scratch_pool));
+  if (svn_fs_fs__is_packed_rev(ctx->fs, ctx->new_rev))
+    return svn_error_createf(
+             SVN_ERR_FS_CORRUPT, NULL,
+             "Can't commit r%ld: db/min-unpacked-rev (%ld) says it is "
+             "already packed but db/current says r%ld is the youngest; "
+             "was a hotcopy into this repository interrupted? Run it again",
+             ctx->new_rev, ctx->ffd->min_unpacked_rev, youngest);
   return SVN_NO_ERROR;
 }
 

@@ -498,6 +498,14 @@ class _TimedResult(unittest.TextTestResult):
         progress("%s %s (%.1fs)" % (test.id().split(".")[-1], self._verdict, took))
 
 
+def _flatten(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from _flatten(t)
+        else:
+            yield t
+
+
 def main(title, setup, module):
     """Run SETUP (stock side; SetupError -> exit 99), then the unittest
     cases of MODULE; print a one-line progress summary; exit 0/1."""
@@ -518,6 +526,12 @@ def main(title, setup, module):
         sys.exit(99)
     loader = unittest.TestLoader()
     suite = loader.loadTestsFromModule(module)
+    # `python3 test_x.py NAME...` runs only the tests whose id contains
+    # one of the NAMEs (for working on one case).
+    if sys.argv[1:]:
+        suite = unittest.TestSuite(
+            t for t in _flatten(suite)
+            if any(n in t.id() for n in sys.argv[1:]))
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout,
                                      resultclass=_TimedResult).run(suite)
     failed = len(result.failures) + len(result.errors)
