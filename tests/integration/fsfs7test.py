@@ -415,14 +415,22 @@ class RepoCopies(dict):
         return path
 
 
-# Quick depth runs maven-small on these variants (physical addressing,
-# packed logical, format 8); the generated history, small, on all seven.
+# Quick depth runs each of the seven variants once across the two
+# datasets: maven-small on MAVEN_QUICK (physical addressing, packed
+# logical, format 8) and the generated history on the other four
+# (physical packed, logical unpacked, packed format 8, upgraded format 8).
+# Without maven-small the generated history runs on all seven.
 MAVEN_QUICK = ("f6", "f7p", "f8")
+GEN_QUICK = ("f6p", "f7", "f8p", "f8u")
 
 
 def variants_for(dataset):
     """The variants a dataset's per-variant tests run on at this depth."""
-    return list(VARIANTS) if SLOW or dataset != "maven" else list(MAVEN_QUICK)
+    if SLOW:
+        return list(VARIANTS)
+    if dataset == "maven":
+        return list(MAVEN_QUICK)
+    return list(GEN_QUICK) if find_maven_small()[0] else list(VARIANTS)
 
 
 def url(repo, path=""):

@@ -31,13 +31,20 @@ SOME = ["f6", "f7p", "f8p"]      # for the expensive checks
 def some_for(ds, check):
     """The variants of SOME an expensive CHECK runs on at this depth: the
     quick set keeps maven-small on one variant (its other variants repeat
-    the generated history's shapes) and svnlook props on the two addressing
-    modes; FSFS7_SLOW=1 runs all of SOME."""
+    the generated history's shapes), the generated history on the others
+    (packed logical addressing is maven-small's f7p), svnlook props and
+    --deltas dumps on the two addressing modes; FSFS7_SLOW=1 runs all of
+    SOME (--deltas: f6 and f7p of the generated history, maven-small's
+    f7p)."""
+    if check == "deltas" and (T.SLOW or not MAVEN):
+        return ["f6", "f7p"] if ds == "gen" else ["f7p"]
     if T.SLOW or check == "blame":
         return SOME
     if ds != "gen":
         return ["f7p"]
-    return ["f6", "f7p"] if check == "props" else SOME
+    if check in ("props", "deltas"):
+        return ["f6"] if MAVEN else ["f6", "f7p"]
+    return ["f6", "f8p"] if MAVEN else SOME
 COMPAT = {"f6": "1.8", "f7": "1.9", "f8": None}
 
 
@@ -325,7 +332,7 @@ for _ds in DATASETS:
         _add(Views, "test_issue3_svn_blame_%s_%s" % (_ds, _v), check_blame, _ds, _v)
     for _v in some_for(_ds, "props"):
         _add(Views, "test_issue3_svnlook_props_%s_%s" % (_ds, _v), check_svnlook_props, _ds, _v)
-    for _v in (["f6", "f7p"] if _ds == "gen" else ["f7p"]):
+    for _v in some_for(_ds, "deltas"):
         _add(Dumps, "test_issue3_dump_deltas_%s_%s" % (_ds, _v), check_dump_deltas, _ds, _v)
 if not MAVEN:
     def test_issue3_maven_dataset(self):

@@ -19,9 +19,10 @@ revision, run through our module and compared with the stock module.
   (or aborted) by the other (tests/integration/txn_tool).
 
 Tests are named test_write_<what>.  `make check` runs the quick set (one
-full load, prefix loads of the other formats, format 7 client commits);
-FSFS7_SLOW=1 (`make check-slow`) adds full loads of every format, the
-no-rep-sharing load, maven-small and client commits on formats 6 and 8.
+full load, prefix loads of the other formats, the client script over
+svn:// on format 7); FSFS7_SLOW=1 (`make check-slow`) adds full loads of
+every format, the no-rep-sharing load, maven-small and the client script
+over file:// on formats 6, 7 and 8.
 """
 
 import os
@@ -434,6 +435,7 @@ class WriteTests(unittest.TestCase):
     def test_write_client_file_f6(self):
         self.compare_client_script(6, "file")
 
+    @slow
     def test_write_client_file_f7(self):
         self.compare_client_script(7, "file")
 
