@@ -433,6 +433,27 @@ def variants_for(dataset):
     return list(GEN_QUICK) if find_maven_small()[0] else list(VARIANTS)
 
 
+# The quick shapes in an order that alternates physical and logical
+# addressing, packed and unpacked: any three in a row (cyclically) hold
+# both addressing modes and both packed and unpacked repositories.
+_ROTATION = (("maven", "f6"), ("maven", "f7p"), ("gen", "f6p"), ("gen", "f7"),
+             ("gen", "f8u"), ("gen", "f8p"), ("maven", "f8"))
+_ROTATION_GEN = (("gen", "f6"), ("gen", "f7p"), ("gen", "f6p"), ("gen", "f7"),
+                 ("gen", "f8u"), ("gen", "f8p"), ("gen", "f8"))
+
+
+def rotating(k, datasets, width=3):
+    """The (dataset, variant) pairs check number K of a script runs on:
+    under FSFS7_SLOW every variant of every dataset in DATASETS; else
+    WIDTH consecutive quick shapes starting at the K-th, so that each
+    check reads both addressing modes, packed and not, and every shape is
+    read by about WIDTH/7 of the checks."""
+    if SLOW:
+        return [(d, v) for d in datasets for v in VARIANTS]
+    order = _ROTATION if "maven" in datasets else _ROTATION_GEN
+    return [order[(k + i) % len(order)] for i in range(width)]
+
+
 def url(repo, path=""):
     return "file://" + os.path.abspath(repo) + ("/" + path if path else "")
 

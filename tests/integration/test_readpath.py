@@ -7,8 +7,10 @@ Tests are named test_issue3_<command>_<dataset>_<variant> (or
 test_issue3_verify_damaged_<what>); until the read path is complete many
 of them fail, and the SUMMARY line at the end of the log shows progress.
 Expensive commands run on a sample of repositories or revisions; `make
-check` runs svn export and svnlook props of maven-small on one variant
-(FSFS7_SLOW=1: three).
+check` runs each per-repository check on three of the seven variants
+(both addressing modes, packed and not, rotating over the two datasets)
+and svn export and svnlook props of maven-small on one variant;
+FSFS7_SLOW=1 runs every check on every variant of both.
 """
 
 import os
@@ -312,20 +314,21 @@ def _add(cls, name, fn, *args):
     setattr(cls, name, lambda self: fn(self, *args))
 
 
+# Each check on three shapes in a row of T.rotating() (both addressing
+# modes, packed and not); every variant of both datasets under FSFS7_SLOW.
+PER_SHAPE = [(Dumps, "dump_full", check_dump_full),
+             (Dumps, "dump_incremental", check_dump_incremental),
+             (Views, "svn_log", check_log),
+             (Views, "svn_list", check_list),
+             (Views, "svnlook_tree", check_svnlook_tree),
+             (Views, "svnlook_changed", check_svnlook_changed),
+             (Views, "svnlook_diff", check_svnlook_diff),
+             (Views, "svnlook_history", check_svnlook_history),
+             (Verify, "verify_good", check_verify_good)]
+for _k, (_cls, _name, _fn) in enumerate(PER_SHAPE):
+    for _ds, _v in T.rotating(_k, DATASETS):
+        _add(_cls, "test_issue3_%s_%s_%s" % (_name, _ds, _v), _fn, _ds, _v)
 for _ds in DATASETS:
-    for _v in T.variants_for(_ds):
-        _add(Dumps, "test_issue3_dump_full_%s_%s" % (_ds, _v), check_dump_full, _ds, _v)
-        _add(Dumps, "test_issue3_dump_incremental_%s_%s" % (_ds, _v),
-             check_dump_incremental, _ds, _v)
-        _add(Views, "test_issue3_svn_log_%s_%s" % (_ds, _v), check_log, _ds, _v)
-        _add(Views, "test_issue3_svn_list_%s_%s" % (_ds, _v), check_list, _ds, _v)
-        _add(Views, "test_issue3_svnlook_tree_%s_%s" % (_ds, _v), check_svnlook_tree, _ds, _v)
-        _add(Views, "test_issue3_svnlook_changed_%s_%s" % (_ds, _v),
-             check_svnlook_changed, _ds, _v)
-        _add(Views, "test_issue3_svnlook_diff_%s_%s" % (_ds, _v), check_svnlook_diff, _ds, _v)
-        _add(Views, "test_issue3_svnlook_history_%s_%s" % (_ds, _v),
-             check_svnlook_history, _ds, _v)
-        _add(Verify, "test_issue3_verify_good_%s_%s" % (_ds, _v), check_verify_good, _ds, _v)
     for _v in some_for(_ds, "export"):
         _add(Views, "test_issue3_svn_export_%s_%s" % (_ds, _v), check_export, _ds, _v)
     for _v in some_for(_ds, "blame"):
