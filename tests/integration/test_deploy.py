@@ -467,10 +467,12 @@ class Deploy(unittest.TestCase):
             me = pwd.getpwuid(os.geteuid()).pw_name
             p = sh([tool("fsfs7-check"), "svnserve"], ok=False)
             self.assertEqual(p.returncode, 1, p.stdout)
-            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s\): fsfs7 \(%s/"
-                             % (o, re.escape(me), re.escape(moddir())))
-            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s\): stock \(/"
-                             % (st, "www-data" if runas else re.escape(me)))
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s, port %d, root %s\): "
+                             r"fsfs7 \(%s/" % (o, re.escape(me), ours_srv.port,
+                                               re.escape(root), re.escape(moddir())))
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s, port %d, root %s\): "
+                             r"stock \(/" % (st, "www-data" if runas else re.escape(me),
+                                             stock_srv.port, re.escape(root)))
             self.assertRegex(p.stdout, r"(?m)^svnserve: \d+ of \d+ processes do not run fsfs7$")
             p = sh([tool("fsfs7-check"), str(st)], ok=False)
             self.assertEqual(p.returncode, 1, p.stdout)
@@ -494,6 +496,121 @@ class Deploy(unittest.TestCase):
         finally:
             ours_srv.stop()
             stock_srv.stop()
+
+    def test_deploy_svnserve_run_modes(self):
+        """svnserve run the three ways Debian admins run it, each with the
+        setting fsfs7-enable prints: a daemon started by a script
+        (svnserve -d, its own pid file), inetd (svnserve -i per
+        connection, started by a stand-in inetd from the very inetd.conf
+        line printed) and, beside them, a stock daemon.  Each commits;
+        fsfs7-check tells them apart by port, root and PID, not by name."""
+        p = sh([tool("fsfs7-enable"), "svnserve"], ok=False, env=no_systemd())
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        printed = p.stderr
+        setting = sh([tool("fsfs7-enable"), "--print-env"], env=no_systemd()).stdout.strip()
+        inetd_line = next(ln.strip() for ln in printed.splitlines()
+                          if ln.strip().startswith("svn stream tcp nowait"))
+        roots = {}
+        for name in ("daemon", "stockd", "inetd"):
+            roots[name] = S.path("modes-" + name)
+            os.makedirs(roots[name])
+            repo = os.path.join(roots[name], "R")
+            T.stock_ok("svnadmin", "create", repo)
+            with open(os.path.join(repo, "conf", "svnserve.conf"), "w") as f:
+                f.write("[general]\nanon-access = write\n")
+        ports = {name: free_port() for name in roots}
+        pidfiles = {name: S.path("modes-%s.pid" % name) for name in ("daemon", "stockd")}
+        # The init-script way: export the printed setting, start the daemon.
+        script = S.path("modes-start.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/sh\nexport %s\nexec svnserve -d -r %s --listen-host 127.0.0.1 "
+                    "--listen-port %d --pid-file %s\n"
+                    % (setting, roots["daemon"], ports["daemon"], pidfiles["daemon"]))
+        os.chmod(script, 0o755)
+        dogs = []
+        inetd = None
+        try:
+            sh([script])
+            sh(["svnserve", "-d", "-r", roots["stockd"], "--listen-host", "127.0.0.1",
+                "--listen-port", str(ports["stockd"]), "--pid-file", pidfiles["stockd"]])
+            for name in ("daemon", "stockd"):
+                wait_listening(ports[name], what="svnserve " + name)
+                dogs.append(watchdog("kill -KILL $(cat %s)" % pidfiles[name]))
+            # inetd: "service socktype proto wait user server-path argv...".
+            fields = inetd_line.split()
+            self.assertEqual(fields[:5], ["svn", "stream", "tcp", "nowait", "svn"], inetd_line)
+            argv = [roots["inetd"] if a == "/srv/svn" else a for a in fields[6:]]
+            launcher = S.path("modes-inetd.py")
+            with open(launcher, "w") as f:
+                f.write(INETD_SCRIPT)
+            inetd = subprocess.Popen(
+                ["timeout", "-s", "KILL", str(SERVE_SECONDS), sys.executable, launcher,
+                 str(ports["inetd"]), fields[5]] + argv,
+                env=T.stock_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                start_new_session=True)
+            wait_listening(ports["inetd"], lambda: inetd.poll() is None, "inetd stand-in")
+            for name in roots:
+                svn("mkdir", "-m", "by " + name,
+                    "svn://127.0.0.1:%d/R/%s" % (ports[name], name))
+                self.assertEqual(T.stock_ok("svnlook", "youngest",
+                                            os.path.join(roots[name], "R")).stdout, b"1\n")
+            pids = {}
+            for name in pidfiles:
+                with open(pidfiles[name]) as f:
+                    pids[name] = int(f.read())
+            self.assertEqual(mapped(pids["daemon"]), mine())
+            self.assertNotEqual(mapped(pids["stockd"]), mine())
+            check = [tool("fsfs7-check")]
+            for args, rc, want in (
+                    (["--port", str(ports["daemon"]), "svnserve"], 0, "daemon"),
+                    (["--root", roots["daemon"], "svnserve"], 0, "daemon"),
+                    ([str(pids["daemon"])], 0, "daemon"),
+                    (["--port", str(ports["stockd"]), "svnserve"], 1, "stockd"),
+                    (["--root", roots["stockd"], "svnserve"], 1, "stockd")):
+                p = sh(check + args, ok=False)
+                self.assertEqual(p.returncode, rc, "%s: %s" % (args, p.stdout))
+                self.assertEqual(p.stdout.count(" pid "), 1, p.stdout)
+                self.assertRegex(p.stdout, r"^svnserve pid %d \(user [^,]*, port %d, root %s\): %s"
+                                 % (pids[want], ports[want], re.escape(roots[want]),
+                                    "fsfs7" if rc == 0 else "stock"))
+            # inetd: nothing runs between connections; during one, the
+            # svnserve -i inetd started, found through inetd's port.
+            p = sh(check + ["--port", str(ports["inetd"]), "svnserve"], ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("svnserve: not running", p.stdout)
+            conn = open_session(ports["inetd"], "R")
+            try:
+                p = sh(check + ["--port", str(ports["inetd"]), "svnserve"], ok=False)
+                self.assertEqual(p.returncode, 0, p.stdout)
+                self.assertRegex(p.stdout, r"^svnserve pid \d+ \(user [^,]*, root %s\): fsfs7 "
+                                 % re.escape(roots["inetd"]))
+                p = sh(check + ["--root", roots["inetd"], "svnserve"], ok=False)
+                self.assertEqual(p.returncode, 0, p.stdout)
+                p = sh(check + [str(inetd.pid)], ok=False)     # timeout, its launcher, svnserve
+                self.assertEqual(p.returncode, 0, p.stdout)
+                self.assertEqual(p.stdout.count(" pid "), 1, p.stdout)
+            finally:
+                conn.close()
+            # All of them by name: each line names its own module.
+            p = sh(check + ["svnserve"], ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(.*port %d.*\): fsfs7 "
+                             % (pids["daemon"], ports["daemon"]))
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(.*port %d.*\): stock "
+                             % (pids["stockd"], ports["stockd"]))
+        finally:
+            for name, pf in pidfiles.items():
+                try:
+                    with open(pf) as f:
+                        os.kill(int(f.read()), signal.SIGTERM)
+                except (OSError, ValueError):
+                    pass
+            if inetd:
+                os.killpg(inetd.pid, signal.SIGKILL)
+                inetd.wait()
+            for d in dogs:
+                os.killpg(d.pid, signal.SIGKILL)
+                d.wait()
 
     def test_deploy_txns(self):
         """fsfs7-check --txns lists a transaction nobody finished, by age,
@@ -727,6 +844,42 @@ class Deploy(unittest.TestCase):
             apache.stop()
             os.killpg(apache.dog.pid, signal.SIGKILL)
             apache.dog.wait()
+
+
+def open_session(port, repo):
+    """A connection to svnserve on PORT that has named REPO (so that the
+    server opened it, and loaded its module) and stays open: the client's
+    greeting of the svn protocol, then the server's auth request read."""
+    c = socket.create_connection(("127.0.0.1", port), 10)
+    c.settimeout(10)
+    c.recv(4096)                                   # the server's greeting
+    u = "svn://127.0.0.1:%d/%s" % (port, repo)
+    c.sendall(b"( 2 ( edit-pipeline svndiff1 absent-entries depth mergeinfo "
+              b"log-revprops ) %d:%s 10:fsfs7-test ( ) ) " % (len(u), u.encode()))
+    got = c.recv(4096)
+    if b"success" not in got:
+        c.close()
+        raise AssertionError("svnserve answered %r" % got)
+    return c
+
+
+# A stand-in inetd: listens on argv[1], runs argv[2] with the argument
+# vector argv[3:] (argv[3] is its name) for each connection, the
+# connection as its stdin and stdout.
+INETD_SCRIPT = r'''
+import socket, subprocess, sys
+port, path, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", port))
+ls.listen(8)
+kids = []
+while True:
+    c, _ = ls.accept()
+    kids = [k for k in kids if k.poll() is None]
+    kids.append(subprocess.Popen(argv, executable=path, stdin=c, stdout=c))
+    c.close()
+'''
 
 
 # Calls svn_fs_fs__init(loader_version, &vtable, NULL) of the module argv[1]
