@@ -29,9 +29,15 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   (its version the package's); `--help` of every command exits 0;
 - svnserve without systemd: fsfs7-enable/-disable change nothing, print
   the daemon, inetd and init-script lines and exit 3; --print-env;
-- fsfs7-check svnserve reports each process (PID, user, module) and fails
-  when one of them runs stock; fsfs7-check --txns lists a transaction left
-  behind, by age, until svnadmin rmtxns removes it.
+- fsfs7-check svnserve reports each process (PID, user, port, root,
+  module) and fails when one of them runs stock; fsfs7-check --txns lists
+  a transaction left behind, by age, until svnadmin rmtxns removes it;
+- svnserve run the three ways: the drop-in's environment (systemd), a
+  daemon started by a script with the printed setting, and a stand-in
+  inetd running the printed inetd.conf line per connection, beside a
+  stock daemon; fsfs7-check --port / --root / PID picks each one out;
+- the inetd line switched to fsfs7 and back while 4 clients commit: no
+  commit fails.
 
 Bounded: every server runs under a watchdog that kills it after
 SERVE_SECONDS even if this script dies; loopback only.
@@ -50,6 +56,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -539,16 +546,9 @@ class Deploy(unittest.TestCase):
             # inetd: "service socktype proto wait user server-path argv...".
             fields = inetd_line.split()
             self.assertEqual(fields[:5], ["svn", "stream", "tcp", "nowait", "svn"], inetd_line)
-            argv = [roots["inetd"] if a == "/srv/svn" else a for a in fields[6:]]
-            launcher = S.path("modes-inetd.py")
-            with open(launcher, "w") as f:
-                f.write(INETD_SCRIPT)
-            inetd = subprocess.Popen(
-                ["timeout", "-s", "KILL", str(SERVE_SECONDS), sys.executable, launcher,
-                 str(ports["inetd"]), fields[5]] + argv,
-                env=T.stock_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                start_new_session=True)
-            wait_listening(ports["inetd"], lambda: inetd.poll() is None, "inetd stand-in")
+            inetd, _, _ = start_inetd(ports["inetd"],
+                                      inetd_line.replace(" /srv/svn", " " + roots["inetd"]),
+                                      "modes")
             for name in roots:
                 svn("mkdir", "-m", "by " + name,
                     "svn://127.0.0.1:%d/R/%s" % (ports[name], name))
@@ -611,6 +611,68 @@ class Deploy(unittest.TestCase):
             for d in dogs:
                 os.killpg(d.pid, signal.SIGKILL)
                 d.wait()
+
+    def test_deploy_inetd_switch_under_load(self):
+        """svnserve under inetd, switched to fsfs7 and back by editing its
+        inetd.conf line while 4 clients commit: the line takes effect at
+        the next connection, each connection in progress ends on the
+        server that took it, and no commit fails."""
+        p = sh([tool("fsfs7-enable"), "svnserve"], ok=False, env=no_systemd())
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        root = S.path("load-inetd")
+        os.makedirs(root)
+        repo = os.path.join(root, "R")
+        T.stock_ok("svnadmin", "create", repo)
+        with open(os.path.join(repo, "conf", "svnserve.conf"), "w") as f:
+            f.write("[general]\nanon-access = write\n")
+        fsfs7_line = next(ln.strip() for ln in p.stderr.splitlines()
+                          if ln.strip().startswith("svn stream tcp nowait")
+                          ).replace(" /srv/svn", " " + root)
+        stock_line = "svn stream tcp nowait svn /usr/bin/svnserve svnserve -i -r " + root
+        port = free_port()
+        inetd, conf, launches = start_inetd(port, stock_line, "load")
+        clients, each = 4, 10
+        errors, done, lock = [], [0], threading.Lock()
+
+        def client(i):
+            for k in range(each):
+                q = T.stock("svnmucc", "--non-interactive", "-m", "c%d-%d" % (i, k), "mkdir",
+                            "svn://127.0.0.1:%d/R/c%d-%d" % (port, i, k))
+                with lock:
+                    if q.returncode:
+                        errors.append("client %d commit %d: %s" % (i, k, T.describe(q)))
+                    done[0] += 1
+
+        def switch_to(line, after):
+            while done[0] < after and any(t.is_alive() for t in threads):
+                time.sleep(0.02)
+            with open(conf + ".new", "w") as f:
+                f.write(line + "\n")
+            os.rename(conf + ".new", conf)       # inetd reloads its configuration
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        try:
+            for t in threads:
+                t.start()
+            switch_to(fsfs7_line, clients * each // 4)
+            switch_to(stock_line, clients * each * 3 // 4)
+            for t in threads:
+                t.join()
+        finally:
+            os.killpg(inetd.pid, signal.SIGKILL)
+            inetd.wait()
+        self.assertEqual(errors, [], "\n".join(errors[:5]))
+        self.assertEqual(int(T.stock_ok("svnlook", "youngest", repo).stdout), clients * each)
+        T.stock_ok("svnadmin", "verify", "-q", repo)
+        with open(launches) as f:
+            served = f.read().splitlines()
+        on_fsfs7 = [i for i, ln in enumerate(served) if "LD_LIBRARY_PATH=" in ln]
+        self.assertTrue(on_fsfs7, "no connection was served with the fsfs7 line")
+        self.assertTrue(0 < on_fsfs7[0] and on_fsfs7[-1] < len(served) - 1,
+                        "the switches did not fall inside the load: %d of %d on fsfs7"
+                        % (len(on_fsfs7), len(served)))
+        T.log("inetd switch under load: %d commits by %d clients, 0 failed; %d of %d "
+              "connections on fsfs7" % (clients * each, clients, len(on_fsfs7), len(served)))
 
     def test_deploy_txns(self):
         """fsfs7-check --txns lists a transaction nobody finished, by age,
@@ -863,23 +925,46 @@ def open_session(port, repo):
     return c
 
 
-# A stand-in inetd: listens on argv[1], runs argv[2] with the argument
-# vector argv[3:] (argv[3] is its name) for each connection, the
-# connection as its stdin and stdout.
+# A stand-in inetd: listens on argv[1]; for each connection it reads the
+# inetd.conf line in the file argv[2] ("service socktype proto wait user
+# server-path argv..."; a reload is an edit of the file) and runs that
+# server with the connection as its stdin and stdout, and appends the
+# line's argument vector to the file argv[3].
 INETD_SCRIPT = r'''
 import socket, subprocess, sys
-port, path, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+port, conf, log = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 ls = socket.socket()
 ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 ls.bind(("127.0.0.1", port))
-ls.listen(8)
+ls.listen(16)
 kids = []
 while True:
     c, _ = ls.accept()
     kids = [k for k in kids if k.poll() is None]
-    kids.append(subprocess.Popen(argv, executable=path, stdin=c, stdout=c))
+    with open(conf) as f:
+        fields = f.read().split()
+    kids.append(subprocess.Popen(fields[6:], executable=fields[5], stdin=c, stdout=c))
     c.close()
+    with open(log, "a") as f:
+        f.write(" ".join(fields[6:]) + "\n")
 '''
+
+
+def start_inetd(port, line, tag):
+    """The stand-in inetd on PORT serving the inetd.conf LINE; returns
+    (its Popen, the file holding the line, the file of its launches)."""
+    conf, launches, script = (S.path("%s-inetd.%s" % (tag, x)) for x in ("conf", "log", "py"))
+    with open(conf, "w") as f:
+        f.write(line + "\n")
+    with open(script, "w") as f:
+        f.write(INETD_SCRIPT)
+    proc = subprocess.Popen(
+        ["timeout", "-s", "KILL", str(SERVE_SECONDS), sys.executable, script,
+         str(port), conf, launches],
+        env=T.stock_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True)
+    wait_listening(port, lambda: proc.poll() is None, "inetd stand-in")
+    return proc, conf, launches
 
 
 # Calls svn_fs_fs__init(loader_version, &vtable, NULL) of the module argv[1]
