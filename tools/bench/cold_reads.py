@@ -129,8 +129,8 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     if a.header:
-        print("%-30s %-15s %-15s %-15s %7s  %s" % ("", "unpacked", "stock's pack",
-                                                  "fsfs7's pack", "", ""))
+        print(("%-30s %-15s %-15s %-15s" % ("", "unpacked", "stock's pack",
+                                            "fsfs7's pack")).rstrip())
         print("%-30s %s %7s  %s" % ("cold read (median s)", " ".join(
             "%7s" % r for _ in LAYOUTS for r in READERS), "gain", "output"))
     ok = True
