@@ -7,21 +7,29 @@
 #   3. write path: load the generated history (and maven-small when it is
 #      there) into f7 and f6 repos with OUR module and, for comparison, with
 #      STOCK (timed, ratio printed); stock verifies ours and stock's dumps
-#      of both must be identical; then pack (with stock: fsfs7's own pack
-#      is not written yet);
-#   4. read path: time read operations stock vs ours on those packed
-#      repositories, printing the speed ratio and whether the outputs are
-#      identical.  Failures of ours are printed, not fatal.
+#      of both must be identical;
+#   4. pack: three interleaved copies of each loaded repository
+#      (tools/copy_repo.py); one stays unpacked, one is packed by STOCK,
+#      one by OUR module (timed); stock verifies our pack and stock's
+#      dumps of both packs must be identical;
+#   5. read path: time read operations stock vs ours on our packs,
+#      printing the speed ratio and whether the outputs are identical;
+#   6. cold reads: `svn log -v` and `svn export` of the unpacked copy, of
+#      stock's pack and of ours, each read by both modules with the page
+#      cache of the copy emptied first (tools/bench/cold_reads.py).
+#   Failures of ours in 5 and 6 are printed, not fatal.
 # Environment: FSFS7_JOB_DIR (default /tmp/fsfs7-main-job, recreated),
-#   FSFS7_JOB_REVS (default 1000), FSFS7_DATA (dir with maven-small).
+#   FSFS7_JOB_REVS (default 1000), FSFS7_DATA (dir with maven-small),
+#   FSFS7_JOB_COLD_REPS (runs per cold cell, median; default 3).
 # Exit status: non-zero only if the set-up (build, stock side) fails or a
-# repository created or loaded by ours does not verify with stock (or its
-# dump differs from the stock-loaded twin's).
+# repository created, loaded or packed by ours does not verify with stock
+# (or its dump differs from its stock-made twin's).
 set -uo pipefail
 top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 run="$top/tools/fsfs7-run"
 job=${FSFS7_JOB_DIR:-/tmp/fsfs7-main-job}
 revs=${FSFS7_JOB_REVS:-1000}
+cold_reps=${FSFS7_JOB_COLD_REPS:-3}
 export TZ=UTC LC_ALL=C.UTF-8
 unset LD_LIBRARY_PATH
 calc() { awk "BEGIN { print $* }"; }     # float arithmetic without bc
@@ -87,11 +95,11 @@ mkrepo() { # name compat dumpcmd
       "$(calc "$s / ($o + 0.0001)")" "$same"
     rm -rf "$twin"
   fi
-  svnadmin pack -q "$repo" || die "stock pack of $1 failed"
 }
 mkrepo gen-f7 1.9 "cat '$job/gen.dump'"
 mkrepo gen-f6 1.8 "cat '$job/gen.dump'"
 repos="gen-f7 gen-f6"
+packed=""
 mvn=""
 for d in ${FSFS7_DATA:-} "$top/../shared/data"; do
   [ -f "$d/maven-small.svndump.gz" ] && { mvn="$d/maven-small.svndump.gz"; break; }
@@ -103,9 +111,40 @@ else
   echo "(maven-small.svndump.gz not found; set FSFS7_DATA to include it)"
 fi
 
-echo "(loaded by fsfs7, packed by stock in shards of 100)"
+echo "(loaded by fsfs7, shards of 100)"
 
-say "4. read path: the packed repositories read by stock and by fsfs7"
+say "4. svnadmin pack through stock and through fsfs7"
+# Three copies of each loaded repository, written shard by shard round
+# robin with gaps between them (tools/copy_repo.py), as the files of a
+# repository that grew on a busy server lie on disk; each pack starts with
+# the copy's pages evicted from the cache, as a pack on a server does.
+evict() { python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import cache; cache.evict(sys.argv[2:])' \
+  "$top/tools/bench" "$@"; }
+printf '%-34s %9s %9s %7s  %s\n' pack stock_s fsfs7_s ratio "fsfs7's pack: stock verify / dumps"
+for r in $repos; do
+  lay="$job/$r.layouts"
+  python3 "$top/tools/copy_repo.py" --remove-filler "$job/$r" "$lay" 3 64 >/dev/null \
+    || die "copy_repo.py of $r failed"
+  mv "$lay/copy-1" "$lay/unpacked"; mv "$lay/copy-2" "$lay/stock-pack"; mv "$lay/copy-3" "$lay/fsfs7-pack"
+  evict "$lay/stock-pack"; t=$(date +%s.%N)
+  svnadmin pack -q "$lay/stock-pack" || die "stock pack of $r failed"
+  s=$(calc "$(date +%s.%N) - $t")
+  evict "$lay/fsfs7-pack"; t=$(date +%s.%N)
+  if ! ours svnadmin pack -q "$lay/fsfs7-pack"; then
+    echo "FAILED: fsfs7 pack of $r"; created_bad=1; continue
+  fi
+  o=$(calc "$(date +%s.%N) - $t")
+  same="verify OK"
+  svnadmin verify -q "$lay/fsfs7-pack" 2>/dev/null || { same="verify FAILED"; created_bad=1; }
+  if cmp -s <(svnadmin dump -q "$lay/fsfs7-pack") <(svnadmin dump -q "$lay/stock-pack"); then
+    same="$same, dumps identical"
+  else same="$same, dumps DIFFERENT"; created_bad=1; fi
+  printf '%-34s %9.2f %9.2f %6.2fx  %s\n' "$r ($(ls "$lay/fsfs7-pack/db/revs" | grep -c '\.pack$') shards)" \
+    "$s" "$o" "$(calc "$s / ($o + 0.0001)")" "$same"
+  packed="$packed $r"
+done
+
+say "5. read path: fsfs7's packs read by stock and by fsfs7"
 # time_op LABEL CMD...: run CMD with stock and with ours (best of 2 runs),
 # compare outputs, print the times and stock/ours ratio.
 printf '\n%-34s %9s %9s %7s  %s\n' operation stock_s fsfs7_s ratio output
@@ -130,8 +169,8 @@ time_op() {
   printf '%-34s %9.2f %9.2f %6.2fx  %s\n' "$label" "$best_s" "$best_o" \
     "$(calc "$best_s / ($best_o + 0.0001)")" "$same"
 }
-for r in $repos; do
-  repo="$job/$r"; head=$(svnlook youngest "$repo")
+for r in $packed; do
+  repo="$job/$r.layouts/fsfs7-pack"; head=$(svnlook youngest "$repo")
   time_op "$r: svnadmin dump" svnadmin dump -q "$repo"
   time_op "$r: svnadmin dump --deltas" svnadmin dump -q --deltas "$repo"
   time_op "$r: svn log -v" svn log -v "file://$repo"
@@ -141,8 +180,18 @@ for r in $repos; do
 done
 rm -f "$job"/out.* "$job"/err.*
 
+say "6. cold reads: unpacked, stock's pack and fsfs7's pack, each read by both modules"
+echo "(page cache of the copy emptied before each run; median of $cold_reps runs;"
+echo " gain = stock reading stock's pack / fsfs7 reading fsfs7's pack)"
+sets=""
+for r in $packed; do
+  lay="$job/$r.layouts"; sets="$sets $r:$lay/unpacked:$lay/stock-pack:$lay/fsfs7-pack"
+done
+[ -n "$sets" ] && python3 "$top/tools/bench/cold_reads.py" --header --reps "$cold_reps" \
+  --module "$moddir" --work "$job" $sets
+
 say "done"
-[ $created_bad -eq 0 ] && echo "repositories created and loaded by fsfs7: all verified by stock" \
-  || echo "repositories created or loaded by fsfs7: SOME FAILED (see sections 2 and 3)"
+[ $created_bad -eq 0 ] && echo "repositories created, loaded and packed by fsfs7: all verified by stock" \
+  || echo "repositories created, loaded or packed by fsfs7: SOME FAILED (see sections 2-4)"
 echo "work dir kept: $job"
 exit $created_bad

@@ -415,14 +415,43 @@ class RepoCopies(dict):
         return path
 
 
-# Quick depth runs maven-small on these variants (physical addressing,
-# packed logical, format 8); the generated history, small, on all seven.
+# Quick depth runs each of the seven variants once across the two
+# datasets: maven-small on MAVEN_QUICK (physical addressing, packed
+# logical, format 8) and the generated history on the other four
+# (physical packed, logical unpacked, packed format 8, upgraded format 8).
+# Without maven-small the generated history runs on all seven.
 MAVEN_QUICK = ("f6", "f7p", "f8")
+GEN_QUICK = ("f6p", "f7", "f8p", "f8u")
 
 
 def variants_for(dataset):
     """The variants a dataset's per-variant tests run on at this depth."""
-    return list(VARIANTS) if SLOW or dataset != "maven" else list(MAVEN_QUICK)
+    if SLOW:
+        return list(VARIANTS)
+    if dataset == "maven":
+        return list(MAVEN_QUICK)
+    return list(GEN_QUICK) if find_maven_small()[0] else list(VARIANTS)
+
+
+# The quick shapes in an order that alternates physical and logical
+# addressing, packed and unpacked: any three in a row (cyclically) hold
+# both addressing modes and both packed and unpacked repositories.
+_ROTATION = (("maven", "f6"), ("maven", "f7p"), ("gen", "f6p"), ("gen", "f7"),
+             ("gen", "f8u"), ("gen", "f8p"), ("maven", "f8"))
+_ROTATION_GEN = (("gen", "f6"), ("gen", "f7p"), ("gen", "f6p"), ("gen", "f7"),
+                 ("gen", "f8u"), ("gen", "f8p"), ("gen", "f8"))
+
+
+def rotating(k, datasets, width=3):
+    """The (dataset, variant) pairs check number K of a script runs on:
+    under FSFS7_SLOW every variant of every dataset in DATASETS; else
+    WIDTH consecutive quick shapes starting at the K-th, so that each
+    check reads both addressing modes, packed and not, and every shape is
+    read by about WIDTH/7 of the checks."""
+    if SLOW:
+        return [(d, v) for d in datasets for v in VARIANTS]
+    order = _ROTATION if "maven" in datasets else _ROTATION_GEN
+    return [order[(k + i) % len(order)] for i in range(width)]
 
 
 def url(repo, path=""):

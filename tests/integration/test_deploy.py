@@ -29,9 +29,15 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   (its version the package's); `--help` of every command exits 0;
 - svnserve without systemd: fsfs7-enable/-disable change nothing, print
   the daemon, inetd and init-script lines and exit 3; --print-env;
-- fsfs7-check svnserve reports each process (PID, user, module) and fails
-  when one of them runs stock; fsfs7-check --txns lists a transaction left
-  behind, by age, until svnadmin rmtxns removes it.
+- fsfs7-check svnserve reports each process (PID, user, port, root,
+  module) and fails when one of them runs stock; fsfs7-check --txns lists
+  a transaction left behind, by age, until svnadmin rmtxns removes it;
+- svnserve run the three ways: the drop-in's environment (systemd), a
+  daemon started by a script with the printed setting, and a stand-in
+  inetd running the printed inetd.conf line per connection, beside a
+  stock daemon; fsfs7-check --port / --root / PID picks each one out;
+- the inetd line switched to fsfs7 and back while 4 clients commit: no
+  commit fails.
 
 Bounded: every server runs under a watchdog that kills it after
 SERVE_SECONDS even if this script dies; loopback only.
@@ -50,6 +56,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -467,10 +474,12 @@ class Deploy(unittest.TestCase):
             me = pwd.getpwuid(os.geteuid()).pw_name
             p = sh([tool("fsfs7-check"), "svnserve"], ok=False)
             self.assertEqual(p.returncode, 1, p.stdout)
-            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s\): fsfs7 \(%s/"
-                             % (o, re.escape(me), re.escape(moddir())))
-            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s\): stock \(/"
-                             % (st, "www-data" if runas else re.escape(me)))
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s, port %d, root %s\): "
+                             r"fsfs7 \(%s/" % (o, re.escape(me), ours_srv.port,
+                                               re.escape(root), re.escape(moddir())))
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(user %s, port %d, root %s\): "
+                             r"stock \(/" % (st, "www-data" if runas else re.escape(me),
+                                             stock_srv.port, re.escape(root)))
             self.assertRegex(p.stdout, r"(?m)^svnserve: \d+ of \d+ processes do not run fsfs7$")
             p = sh([tool("fsfs7-check"), str(st)], ok=False)
             self.assertEqual(p.returncode, 1, p.stdout)
@@ -494,6 +503,176 @@ class Deploy(unittest.TestCase):
         finally:
             ours_srv.stop()
             stock_srv.stop()
+
+    def test_deploy_svnserve_run_modes(self):
+        """svnserve run the three ways Debian admins run it, each with the
+        setting fsfs7-enable prints: a daemon started by a script
+        (svnserve -d, its own pid file), inetd (svnserve -i per
+        connection, started by a stand-in inetd from the very inetd.conf
+        line printed) and, beside them, a stock daemon.  Each commits;
+        fsfs7-check tells them apart by port, root and PID, not by name."""
+        p = sh([tool("fsfs7-enable"), "svnserve"], ok=False, env=no_systemd())
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        printed = p.stderr
+        setting = sh([tool("fsfs7-enable"), "--print-env"], env=no_systemd()).stdout.strip()
+        inetd_line = next(ln.strip() for ln in printed.splitlines()
+                          if ln.strip().startswith("svn stream tcp nowait"))
+        roots = {}
+        for name in ("daemon", "stockd", "inetd"):
+            roots[name] = S.path("modes-" + name)
+            os.makedirs(roots[name])
+            repo = os.path.join(roots[name], "R")
+            T.stock_ok("svnadmin", "create", repo)
+            with open(os.path.join(repo, "conf", "svnserve.conf"), "w") as f:
+                f.write("[general]\nanon-access = write\n")
+        ports = {name: free_port() for name in roots}
+        pidfiles = {name: S.path("modes-%s.pid" % name) for name in ("daemon", "stockd")}
+        # The init-script way: export the printed setting, start the daemon.
+        script = S.path("modes-start.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/sh\nexport %s\nexec svnserve -d -r %s --listen-host 127.0.0.1 "
+                    "--listen-port %d --pid-file %s\n"
+                    % (setting, roots["daemon"], ports["daemon"], pidfiles["daemon"]))
+        os.chmod(script, 0o755)
+        dogs = []
+        inetd = None
+        try:
+            sh([script])
+            sh(["svnserve", "-d", "-r", roots["stockd"], "--listen-host", "127.0.0.1",
+                "--listen-port", str(ports["stockd"]), "--pid-file", pidfiles["stockd"]])
+            for name in ("daemon", "stockd"):
+                wait_listening(ports[name], what="svnserve " + name)
+                dogs.append(watchdog("kill -KILL $(cat %s)" % pidfiles[name]))
+            # inetd: "service socktype proto wait user server-path argv...".
+            fields = inetd_line.split()
+            self.assertEqual(fields[:5], ["svn", "stream", "tcp", "nowait", "svn"], inetd_line)
+            inetd, _, _ = start_inetd(ports["inetd"],
+                                      inetd_line.replace(" /srv/svn", " " + roots["inetd"]),
+                                      "modes")
+            for name in roots:
+                svn("mkdir", "-m", "by " + name,
+                    "svn://127.0.0.1:%d/R/%s" % (ports[name], name))
+                self.assertEqual(T.stock_ok("svnlook", "youngest",
+                                            os.path.join(roots[name], "R")).stdout, b"1\n")
+            pids = {}
+            for name in pidfiles:
+                with open(pidfiles[name]) as f:
+                    pids[name] = int(f.read())
+            self.assertEqual(mapped(pids["daemon"]), mine())
+            self.assertNotEqual(mapped(pids["stockd"]), mine())
+            check = [tool("fsfs7-check")]
+            for args, rc, want in (
+                    (["--port", str(ports["daemon"]), "svnserve"], 0, "daemon"),
+                    (["--root", roots["daemon"], "svnserve"], 0, "daemon"),
+                    ([str(pids["daemon"])], 0, "daemon"),
+                    (["--port", str(ports["stockd"]), "svnserve"], 1, "stockd"),
+                    (["--root", roots["stockd"], "svnserve"], 1, "stockd")):
+                p = sh(check + args, ok=False)
+                self.assertEqual(p.returncode, rc, "%s: %s" % (args, p.stdout))
+                self.assertEqual(p.stdout.count(" pid "), 1, p.stdout)
+                self.assertRegex(p.stdout, r"^svnserve pid %d \(user [^,]*, port %d, root %s\): %s"
+                                 % (pids[want], ports[want], re.escape(roots[want]),
+                                    "fsfs7" if rc == 0 else "stock"))
+            # inetd: nothing runs between connections; during one, the
+            # svnserve -i inetd started, found through inetd's port.
+            p = sh(check + ["--port", str(ports["inetd"]), "svnserve"], ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("svnserve: not running", p.stdout)
+            conn = open_session(ports["inetd"], "R")
+            try:
+                p = sh(check + ["--port", str(ports["inetd"]), "svnserve"], ok=False)
+                self.assertEqual(p.returncode, 0, p.stdout)
+                self.assertRegex(p.stdout, r"^svnserve pid \d+ \(user [^,]*, root %s\): fsfs7 "
+                                 % re.escape(roots["inetd"]))
+                p = sh(check + ["--root", roots["inetd"], "svnserve"], ok=False)
+                self.assertEqual(p.returncode, 0, p.stdout)
+                p = sh(check + [str(inetd.pid)], ok=False)     # timeout, its launcher, svnserve
+                self.assertEqual(p.returncode, 0, p.stdout)
+                self.assertEqual(p.stdout.count(" pid "), 1, p.stdout)
+            finally:
+                conn.close()
+            # All of them by name: each line names its own module.
+            p = sh(check + ["svnserve"], ok=False)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(.*port %d.*\): fsfs7 "
+                             % (pids["daemon"], ports["daemon"]))
+            self.assertRegex(p.stdout, r"(?m)^svnserve pid %d \(.*port %d.*\): stock "
+                             % (pids["stockd"], ports["stockd"]))
+        finally:
+            for name, pf in pidfiles.items():
+                try:
+                    with open(pf) as f:
+                        os.kill(int(f.read()), signal.SIGTERM)
+                except (OSError, ValueError):
+                    pass
+            if inetd:
+                os.killpg(inetd.pid, signal.SIGKILL)
+                inetd.wait()
+            for d in dogs:
+                os.killpg(d.pid, signal.SIGKILL)
+                d.wait()
+
+    def test_deploy_inetd_switch_under_load(self):
+        """svnserve under inetd, switched to fsfs7 and back by editing its
+        inetd.conf line while 4 clients commit: the line takes effect at
+        the next connection, each connection in progress ends on the
+        server that took it, and no commit fails."""
+        p = sh([tool("fsfs7-enable"), "svnserve"], ok=False, env=no_systemd())
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        root = S.path("load-inetd")
+        os.makedirs(root)
+        repo = os.path.join(root, "R")
+        T.stock_ok("svnadmin", "create", repo)
+        with open(os.path.join(repo, "conf", "svnserve.conf"), "w") as f:
+            f.write("[general]\nanon-access = write\n")
+        fsfs7_line = next(ln.strip() for ln in p.stderr.splitlines()
+                          if ln.strip().startswith("svn stream tcp nowait")
+                          ).replace(" /srv/svn", " " + root)
+        stock_line = "svn stream tcp nowait svn /usr/bin/svnserve svnserve -i -r " + root
+        port = free_port()
+        inetd, conf, launches = start_inetd(port, stock_line, "load")
+        clients, each = 4, 10
+        errors, done, lock = [], [0], threading.Lock()
+
+        def client(i):
+            for k in range(each):
+                q = T.stock("svnmucc", "--non-interactive", "-m", "c%d-%d" % (i, k), "mkdir",
+                            "svn://127.0.0.1:%d/R/c%d-%d" % (port, i, k))
+                with lock:
+                    if q.returncode:
+                        errors.append("client %d commit %d: %s" % (i, k, T.describe(q)))
+                    done[0] += 1
+
+        def switch_to(line, after):
+            while done[0] < after and any(t.is_alive() for t in threads):
+                time.sleep(0.02)
+            with open(conf + ".new", "w") as f:
+                f.write(line + "\n")
+            os.rename(conf + ".new", conf)       # inetd reloads its configuration
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        try:
+            for t in threads:
+                t.start()
+            switch_to(fsfs7_line, clients * each // 4)
+            switch_to(stock_line, clients * each * 3 // 4)
+            for t in threads:
+                t.join()
+        finally:
+            os.killpg(inetd.pid, signal.SIGKILL)
+            inetd.wait()
+        self.assertEqual(errors, [], "\n".join(errors[:5]))
+        self.assertEqual(int(T.stock_ok("svnlook", "youngest", repo).stdout), clients * each)
+        T.stock_ok("svnadmin", "verify", "-q", repo)
+        with open(launches) as f:
+            served = f.read().splitlines()
+        on_fsfs7 = [i for i, ln in enumerate(served) if "LD_LIBRARY_PATH=" in ln]
+        self.assertTrue(on_fsfs7, "no connection was served with the fsfs7 line")
+        self.assertTrue(0 < on_fsfs7[0] and on_fsfs7[-1] < len(served) - 1,
+                        "the switches did not fall inside the load: %d of %d on fsfs7"
+                        % (len(on_fsfs7), len(served)))
+        T.log("inetd switch under load: %d commits by %d clients, 0 failed; %d of %d "
+              "connections on fsfs7" % (clients * each, clients, len(on_fsfs7), len(served)))
 
     def test_deploy_txns(self):
         """fsfs7-check --txns lists a transaction nobody finished, by age,
@@ -727,6 +906,65 @@ class Deploy(unittest.TestCase):
             apache.stop()
             os.killpg(apache.dog.pid, signal.SIGKILL)
             apache.dog.wait()
+
+
+def open_session(port, repo):
+    """A connection to svnserve on PORT that has named REPO (so that the
+    server opened it, and loaded its module) and stays open: the client's
+    greeting of the svn protocol, then the server's auth request read."""
+    c = socket.create_connection(("127.0.0.1", port), 10)
+    c.settimeout(10)
+    c.recv(4096)                                   # the server's greeting
+    u = "svn://127.0.0.1:%d/%s" % (port, repo)
+    c.sendall(b"( 2 ( edit-pipeline svndiff1 absent-entries depth mergeinfo "
+              b"log-revprops ) %d:%s 10:fsfs7-test ( ) ) " % (len(u), u.encode()))
+    got = c.recv(4096)
+    if b"success" not in got:
+        c.close()
+        raise AssertionError("svnserve answered %r" % got)
+    return c
+
+
+# A stand-in inetd: listens on argv[1]; for each connection it reads the
+# inetd.conf line in the file argv[2] ("service socktype proto wait user
+# server-path argv..."; a reload is an edit of the file) and runs that
+# server with the connection as its stdin and stdout, and appends the
+# line's argument vector to the file argv[3].
+INETD_SCRIPT = r'''
+import socket, subprocess, sys
+port, conf, log = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", port))
+ls.listen(16)
+kids = []
+while True:
+    c, _ = ls.accept()
+    kids = [k for k in kids if k.poll() is None]
+    with open(conf) as f:
+        fields = f.read().split()
+    kids.append(subprocess.Popen(fields[6:], executable=fields[5], stdin=c, stdout=c))
+    c.close()
+    with open(log, "a") as f:
+        f.write(" ".join(fields[6:]) + "\n")
+'''
+
+
+def start_inetd(port, line, tag):
+    """The stand-in inetd on PORT serving the inetd.conf LINE; returns
+    (its Popen, the file holding the line, the file of its launches)."""
+    conf, launches, script = (S.path("%s-inetd.%s" % (tag, x)) for x in ("conf", "log", "py"))
+    with open(conf, "w") as f:
+        f.write(line + "\n")
+    with open(script, "w") as f:
+        f.write(INETD_SCRIPT)
+    proc = subprocess.Popen(
+        ["timeout", "-s", "KILL", str(SERVE_SECONDS), sys.executable, script,
+         str(port), conf, launches],
+        env=T.stock_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True)
+    wait_listening(port, lambda: proc.poll() is None, "inetd stand-in")
+    return proc, conf, launches
 
 
 # Calls svn_fs_fs__init(loader_version, &vtable, NULL) of the module argv[1]

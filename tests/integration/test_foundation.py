@@ -246,18 +246,20 @@ def _add(cls, name, fn, *args):
     setattr(cls, name, lambda self: fn(self, *args))
 
 
-for _ds in DATASETS:
-    for _v in T.variants_for(_ds):
-        _add(RevpropsRead, "test_issue2_svnlook_info_log_%s_%s" % (_ds, _v),
-             check_revprops_read, _ds, _v)
-for _v in T.VARIANTS:
-    _add(RevpropsWrite, "test_issue2_revprop_write_gen_%s" % _v,
-         check_revprops_write, "gen", _v)
-if MAVEN:
-    for _v in ("f7", "f7p"):
-        _add(RevpropsWrite, "test_issue2_revprop_write_maven_%s" % _v,
-             check_revprops_write, "maven", _v)
-else:
+# Quick: reads on three shapes in a row of T.rotating() and writes on
+# three others (both addressing modes, packed and not, each); FSFS7_SLOW:
+# reads on every variant of both datasets, writes on every variant of
+# the generated history and maven-small's f7 and f7p.
+for _ds, _v in T.rotating(0, DATASETS):
+    _add(RevpropsRead, "test_issue2_svnlook_info_log_%s_%s" % (_ds, _v),
+         check_revprops_read, _ds, _v)
+_WRITES = ([("gen", v) for v in T.VARIANTS] + [("maven", v) for v in ("f7", "f7p")]
+           if T.SLOW else T.rotating(3, DATASETS))
+for _ds, _v in _WRITES:
+    if _ds in DATASETS:
+        _add(RevpropsWrite, "test_issue2_revprop_write_%s_%s" % (_ds, _v),
+             check_revprops_write, _ds, _v)
+if not MAVEN:
     def test_issue2_maven_dataset(self):
         self.skipTest("maven-small.svndump.gz not found (looked in $FSFS7_DATA, %s)"
                       % ", ".join(LOOKED))

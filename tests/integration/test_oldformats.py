@@ -15,6 +15,9 @@ stock one, and the results are compared:
     upgrade to format 8 followed by more commits.
 Quick by design: 40 revisions of the generated history per format, and a
 format-4 repository packed by stock (revisions packed, revprops not).
+`make check` loads every format; the other operations run on two of
+them each (one of formats 1-2, one of 3-4); FSFS7_SLOW=1 runs every
+operation on every format.
 Tests are named test_old_<operation>.
 """
 
@@ -31,6 +34,13 @@ import fsfs7test as T  # noqa: E402
 from test_pack import modes_under, share_with_group, with_umask  # noqa: E402
 
 FORMATS = {"1.3": 1, "1.4": 2, "1.5": 3, "1.6": 4}
+
+
+def formats(*quick):
+    """(compat, format) of every old format under FSFS7_SLOW, else of the
+    QUICK formats only: one of 1-2 (id counters in db/current) and one
+    of 3-4, chosen per test so that each format runs in some of them."""
+    return [(c, f) for c, f in FORMATS.items() if T.SLOW or f in quick]
 REVS = 40
 S = None
 DUMP = None
@@ -199,7 +209,7 @@ class OldFormats(unittest.TestCase):
                   " echo y >> a/f; svn cp -q a c; svn ci -q -m 2;"
                   " svn up -q; svn mv -q c d; svn rm -q a/b; svn ci -q -m 3;"
                   " svn up -q; svn ps -q q w d; svn ci -q -m 4")
-        for compat, fmt in FORMATS.items():
+        for compat, fmt in formats(2, 3):
             repos = {}
             for side, runner in (("stock", T.stock), ("ours", T.ours)):
                 repo = create(runner, compat, "wc-%s-%s" % (side, compat))
@@ -219,7 +229,7 @@ class OldFormats(unittest.TestCase):
 
     def test_old_read_stock_made(self):
         """Ours reads stock-made old repositories as stock does."""
-        for compat, fmt in FORMATS.items():
+        for compat, fmt in formats(1, 4):
             ref, _ = stock_pair(compat, "read")
             self.assertEqual(dump(T.ours, ref), dump(T.stock, ref),
                              "format %d: dump through ours" % fmt)
@@ -234,7 +244,7 @@ class OldFormats(unittest.TestCase):
 
     def test_old_recover(self):
         """Recover rebuilds db/current, ids included for formats 1 and 2."""
-        for compat, fmt in FORMATS.items():
+        for compat, fmt in formats(1, 3):
             ref, mine = stock_pair(compat, "recover")
             want = read(db(ref, "current"))
             for broken in (None, b"0 1 1\n" if fmt < 3 else b"0\n"):
@@ -251,7 +261,7 @@ class OldFormats(unittest.TestCase):
 
     def test_old_hotcopy(self):
         """Full and incremental hotcopy: same files and progress as stock."""
-        for compat, fmt in FORMATS.items():
+        for compat, fmt in formats(2, 4):
             src, _ = stock_pair(compat, "hcsrc", revs=REVS // 2)
             copies = {}
             for side, runner in (("stock", T.stock), ("ours", T.ours)):
@@ -272,7 +282,7 @@ class OldFormats(unittest.TestCase):
 
     def test_old_upgrade(self):
         """Upgrade to format 8 as stock does; then both commit alike."""
-        for compat, fmt in FORMATS.items():
+        for compat, fmt in formats(1, 3):
             ref, mine = stock_pair(compat, "upgrade", revs=REVS // 2)
             a = T.stock("svnadmin", "upgrade", ref)
             b = T.ours("svnadmin", "upgrade", mine)

@@ -15,7 +15,8 @@ both modules, then finished), a commit running during the pack, and
 stock's messages for linear and read-only repositories.
 
 FSFS7_SLOW=1 adds shards of 100 on a longer history and maven-small,
-and packs killed with SIGKILL at random instants.
+packs killed with SIGKILL at random instants, and the format-8 cross
+pack (stock, then ours).
 Tests are named test_pack_<what>.
 """
 
@@ -301,6 +302,7 @@ class Pack(unittest.TestCase):
     def test_pack_ours_then_stock_f6(self):
         self.check_cross(6, True)
 
+    @unittest.skipUnless(T.SLOW, "FSFS7_SLOW (format 7 covers logical addressing)")
     def test_pack_stock_then_ours_f8(self):
         self.check_cross(8, False)
 

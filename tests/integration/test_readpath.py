@@ -7,8 +7,10 @@ Tests are named test_issue3_<command>_<dataset>_<variant> (or
 test_issue3_verify_damaged_<what>); until the read path is complete many
 of them fail, and the SUMMARY line at the end of the log shows progress.
 Expensive commands run on a sample of repositories or revisions; `make
-check` runs svn export and svnlook props of maven-small on one variant
-(FSFS7_SLOW=1: three).
+check` runs each per-repository check on three of the seven variants
+(both addressing modes, packed and not, rotating over the two datasets)
+and svn export and svnlook props of maven-small on one variant;
+FSFS7_SLOW=1 runs every check on every variant of both.
 """
 
 import os
@@ -31,13 +33,20 @@ SOME = ["f6", "f7p", "f8p"]      # for the expensive checks
 def some_for(ds, check):
     """The variants of SOME an expensive CHECK runs on at this depth: the
     quick set keeps maven-small on one variant (its other variants repeat
-    the generated history's shapes) and svnlook props on the two addressing
-    modes; FSFS7_SLOW=1 runs all of SOME."""
+    the generated history's shapes), the generated history on the others
+    (packed logical addressing is maven-small's f7p), svnlook props and
+    --deltas dumps on the two addressing modes; FSFS7_SLOW=1 runs all of
+    SOME (--deltas: f6 and f7p of the generated history, maven-small's
+    f7p)."""
+    if check == "deltas" and (T.SLOW or not MAVEN):
+        return ["f6", "f7p"] if ds == "gen" else ["f7p"]
     if T.SLOW or check == "blame":
         return SOME
     if ds != "gen":
         return ["f7p"]
-    return ["f6", "f7p"] if check == "props" else SOME
+    if check in ("props", "deltas"):
+        return ["f6"] if MAVEN else ["f6", "f7p"]
+    return ["f6", "f8p"] if MAVEN else SOME
 COMPAT = {"f6": "1.8", "f7": "1.9", "f8": None}
 
 
@@ -305,27 +314,28 @@ def _add(cls, name, fn, *args):
     setattr(cls, name, lambda self: fn(self, *args))
 
 
+# Each check on three shapes in a row of T.rotating() (both addressing
+# modes, packed and not); every variant of both datasets under FSFS7_SLOW.
+PER_SHAPE = [(Dumps, "dump_full", check_dump_full),
+             (Dumps, "dump_incremental", check_dump_incremental),
+             (Views, "svn_log", check_log),
+             (Views, "svn_list", check_list),
+             (Views, "svnlook_tree", check_svnlook_tree),
+             (Views, "svnlook_changed", check_svnlook_changed),
+             (Views, "svnlook_diff", check_svnlook_diff),
+             (Views, "svnlook_history", check_svnlook_history),
+             (Verify, "verify_good", check_verify_good)]
+for _k, (_cls, _name, _fn) in enumerate(PER_SHAPE):
+    for _ds, _v in T.rotating(_k, DATASETS):
+        _add(_cls, "test_issue3_%s_%s_%s" % (_name, _ds, _v), _fn, _ds, _v)
 for _ds in DATASETS:
-    for _v in T.variants_for(_ds):
-        _add(Dumps, "test_issue3_dump_full_%s_%s" % (_ds, _v), check_dump_full, _ds, _v)
-        _add(Dumps, "test_issue3_dump_incremental_%s_%s" % (_ds, _v),
-             check_dump_incremental, _ds, _v)
-        _add(Views, "test_issue3_svn_log_%s_%s" % (_ds, _v), check_log, _ds, _v)
-        _add(Views, "test_issue3_svn_list_%s_%s" % (_ds, _v), check_list, _ds, _v)
-        _add(Views, "test_issue3_svnlook_tree_%s_%s" % (_ds, _v), check_svnlook_tree, _ds, _v)
-        _add(Views, "test_issue3_svnlook_changed_%s_%s" % (_ds, _v),
-             check_svnlook_changed, _ds, _v)
-        _add(Views, "test_issue3_svnlook_diff_%s_%s" % (_ds, _v), check_svnlook_diff, _ds, _v)
-        _add(Views, "test_issue3_svnlook_history_%s_%s" % (_ds, _v),
-             check_svnlook_history, _ds, _v)
-        _add(Verify, "test_issue3_verify_good_%s_%s" % (_ds, _v), check_verify_good, _ds, _v)
     for _v in some_for(_ds, "export"):
         _add(Views, "test_issue3_svn_export_%s_%s" % (_ds, _v), check_export, _ds, _v)
     for _v in some_for(_ds, "blame"):
         _add(Views, "test_issue3_svn_blame_%s_%s" % (_ds, _v), check_blame, _ds, _v)
     for _v in some_for(_ds, "props"):
         _add(Views, "test_issue3_svnlook_props_%s_%s" % (_ds, _v), check_svnlook_props, _ds, _v)
-    for _v in (["f6", "f7p"] if _ds == "gen" else ["f7p"]):
+    for _v in some_for(_ds, "deltas"):
         _add(Dumps, "test_issue3_dump_deltas_%s_%s" % (_ds, _v), check_dump_deltas, _ds, _v)
 if not MAVEN:
     def test_issue3_maven_dataset(self):

@@ -19,9 +19,10 @@ revision, run through our module and compared with the stock module.
   (or aborted) by the other (tests/integration/txn_tool).
 
 Tests are named test_write_<what>.  `make check` runs the quick set (one
-full load, prefix loads of the other formats, format 7 client commits);
-FSFS7_SLOW=1 (`make check-slow`) adds full loads of every format, the
-no-rep-sharing load, maven-small and client commits on formats 6 and 8.
+full load, prefix loads of the other formats, the client script over
+svn:// on format 7); FSFS7_SLOW=1 (`make check-slow`) adds full loads of
+every format, the no-rep-sharing load, maven-small and the client script
+over file:// on formats 6, 7 and 8.
 """
 
 import os
@@ -46,7 +47,9 @@ DATE_RE = re.compile(rb"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$", re.M)
 COMPAT = {6: "1.8", 7: "1.9", 8: None}
 SLOW = os.environ.get("FSFS7_SLOW", "") not in ("", "0")
 slow = unittest.skipUnless(SLOW, "slow check: FSFS7_SLOW=1 (make check-slow)")
-QUICK_PREFIX = 100     # revisions of the generated history in prefix loads
+QUICK_PREFIX = 100     # revisions of the generated history the held-current load reads
+PREFIX_LOAD = 100 if SLOW else 50    # revisions in the prefix loads of formats 6, 8
+SYNC_REVS = 30 if SLOW else 15       # revisions svnsync copies each way
 
 
 def setup():
@@ -306,10 +309,10 @@ class WriteTests(unittest.TestCase):
                          " read other bytes later" % (len(changed), checked))
 
     def test_write_load_gen_prefix_f6(self):
-        self.load_and_compare("gen", 6, "prefix", upto=QUICK_PREFIX)
+        self.load_and_compare("gen", 6, "prefix", upto=PREFIX_LOAD)
 
     def test_write_load_gen_prefix_f8(self):
-        self.load_and_compare("gen", 8, "prefix", upto=QUICK_PREFIX)
+        self.load_and_compare("gen", 8, "prefix", upto=PREFIX_LOAD)
 
     @slow
     def test_write_load_gen_f6(self):
@@ -434,6 +437,7 @@ class WriteTests(unittest.TestCase):
     def test_write_client_file_f6(self):
         self.compare_client_script(6, "file")
 
+    @slow
     def test_write_client_file_f7(self):
         self.compare_client_script(7, "file")
 
@@ -575,7 +579,7 @@ class WriteTests(unittest.TestCase):
 
     def test_write_svnsync_both_ways(self):
         src = create("sync-src", 7)
-        p = T.stock("svnadmin", "load", "-q", src, input=dump(DS["gen"].repos["f7"], "-r0:30"))
+        p = T.stock("svnadmin", "load", "-q", src, input=dump(DS["gen"].repos["f7"], "-r0:%d" % SYNC_REVS))
         self.assertEqual(p.returncode, 0, "stock load: " + T.describe(p))
         root = S.path("sync-root")
         os.makedirs(root, exist_ok=True)
