@@ -19,9 +19,9 @@
 #             wanted; over the access methods in $FSFS7_TRIXIE_RA
 #   shell     an interactive shell in the chroot (not part of the default)
 #
-# The checkout's ../shared (maven-small, the upstream-suite harness) is
-# bind-mounted read-only at /work/shared, so the tests find it where they
-# find it on the host.  proc, sysfs, a devpts instance, /dev/shm and that
+# The checkout's ../shared (maven-small, the upstream-suite harness; for a
+# git worktree, the main checkout's; or $FSFS7_SHARED) is bind-mounted
+# read-only at /work/shared, beside the copy, where the tests look.  proc, sysfs, a devpts instance, /dev/shm and that
 # bind mount are set up for the run and unmounted when the script exits,
 # however it exits; a lock keeps two runs out of one chroot.
 #
@@ -39,7 +39,14 @@ top=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 root=${FSFS7_TRIXIE_CHROOT:-/var/cache/fsfs7/trixie-chroot}
 mirror=${FSFS7_TRIXIE_MIRROR:-http://deb.debian.org/debian}
 ras=${FSFS7_TRIXIE_RA:-file}
-shared=$(readlink -f "$top/../shared" 2>/dev/null || true)
+# ../shared beside the checkout; a git worktree elsewhere uses the one
+# beside its main checkout.
+shared=${FSFS7_SHARED:-}
+if [ -z "$shared" ]; then
+  for d in "$top/../shared" "$(git -C "$top" rev-parse --git-common-dir 2>/dev/null)/../../shared"; do
+    [ -d "$d" ] && { shared=$(readlink -f "$d"); break; }
+  done
+fi
 log() { echo "trixie: $*" >&2; }
 die() { log "$*"; exit 1; }
 
