@@ -199,7 +199,11 @@ run_step() {
     upstream)
       mount_all
       log "upstream suites in the chroot over: $ras"
-      # Results stay in the chroot; the summaries are printed.
+      # The harness takes the source tree setup.sh fetched (the same
+      # version; the mirror may lack the .dsc the harness would ask apt
+      # for).  Results stay in the chroot; the summaries are printed.
+      in_chroot 'w=/tmp/fsfs7-uw; if [ ! -f $w/src/subversion/include/svn_version.h ]; then
+          rm -rf $w/src; mkdir -p $w; cp -a build/svn-src/subversion-*/ $w/src; fi'
       in_chroot "FSFS7_UPSTREAM_RA='$ras' FSFS7_UPSTREAM_OUT=/work/upstream-results \
         tests/upstream/check-upstream.sh subversion/libsvn_fs_fs/.libs" ;;
     shell)

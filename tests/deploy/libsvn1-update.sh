@@ -42,8 +42,9 @@ work=/tmp/fsfs7-libsvn1-update
 lib=/usr/lib/fsfs7
 fails=0
 log() { echo "libsvn1-update: $*" >&2; }
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+exec 3>&1                       # check lines, whatever a command's output is
+ok() { echo "ok   $*" >&3; }
+bad() { echo "FAIL $*" >&3; fails=$((fails + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 die() { log "$*"; exit 2; }
 
@@ -169,8 +170,8 @@ n=0
 use() {
   n=$((n + 1))
   echo "$n" > "$work/file"
-  svnmucc -q -m "c$n" put "$work/file" "svn://127.0.0.1:$svn_port/r/s$n" >/dev/null \
-    && svnmucc -q -m "h$n" put "$work/file" "$apache_url/h$n" >/dev/null
+  svnmucc -m "c$n" put "$work/file" "svn://127.0.0.1:$svn_port/r/s$n" >/dev/null \
+    && svnmucc -m "h$n" put "$work/file" "$apache_url/h$n" >/dev/null
 }
 
 svnadmin create "$work/repos/r"
