@@ -86,7 +86,7 @@ svn_fs_fs__hashdump_parse(apr_hash_t **props, apr_size_t *consumed,
   while (!at_end_marker(&c))
     {
       apr_size_t klen, vlen;
-      const char *key, *value;
+      const char *key = NULL, *value = NULL;  /* read_body sets them; gcc 14 misses it */
 
       SVN_ERR(read_length(&klen, &c, 'K'));
       SVN_ERR(read_body(&key, &c, klen, result_pool));

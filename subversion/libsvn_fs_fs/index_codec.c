@@ -145,7 +145,7 @@ read_u(apr_uint64_t *value, cursor_t *c)
 static svn_error_t *
 read_s(apr_int64_t *value, cursor_t *c)
 {
-  apr_uint64_t raw;
+  apr_uint64_t raw = 0;      /* gcc 14 cannot see that read_u sets it */
 
   SVN_ERR(read_u(&raw, c));
   *value = (raw & 1) ? -(apr_int64_t)(raw >> 1) - 1 : (apr_int64_t)(raw >> 1);

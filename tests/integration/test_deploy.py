@@ -6,8 +6,10 @@ server"; fsfs7-enable(8), fsfs7-check(8)).
 scratch root (and `make install DESTDIR=` into another); the unpacked
 fsfs7-enable/-disable/-check find the module under that root.  Then:
 
-- the package's control data: Depends on exactly the installed libsvn1;
-  its preinst refuses another libsvn1 (a stand-in dpkg-query says which);
+- the package's control data: Depends on libsvn1 of this Subversion
+  release and what fsfs7-rebuild builds with, a libsvn1 file trigger;
+  the module behind the switch fsfs7-rebuild sets; its preinst refuses a
+  libsvn1 of another release (a stand-in dpkg-query says which);
 - refusals: fsfs7-enable with a built-for naming another libsvn1 changes
   nothing; the module's svn_fs_fs__init, called directly (ctypes), refuses
   a libsvn_fs of another release, and a libsvn_subr of another release
@@ -298,6 +300,13 @@ def setup():
     subprocess.run(["dpkg", "-x", debs[0], ROOT], check=True)
     subprocess.run(["dpkg-deb", "-e", debs[0], S.path("control")], check=True)
     os.chmod(ROOT, 0o755)
+    # The switch (usr/lib/fsfs7/current), set as the postinst sets it.
+    src = glob.glob(os.path.join(ROOT, "usr/src/fsfs7-*.tar.xz"))
+    p = sh([os.path.join(ROOT, "usr/sbin/fsfs7-rebuild"), "--no-restart"], ok=False,
+           env={"FSFS7_LIBDIR": os.path.join(ROOT, "usr/lib/fsfs7"),
+                "FSFS7_STATE": S.path("fsfs7-state"), "FSFS7_SRC": src[0] if src else ""})
+    if p.returncode != 0:
+        raise T.SetupError("fsfs7-rebuild in the unpacked package:\n%s%s" % (p.stdout, p.stderr))
 
 
 def make_repos():
@@ -336,26 +345,41 @@ def dump(repo):
 class Deploy(unittest.TestCase):
 
     def test_deploy_package(self):
-        """Layout, exact libsvn1 dependency, preinst refusal."""
-        self.assertTrue(os.path.isfile(os.path.join(ROOT, "usr/lib/fsfs7/libsvn_fs_fs-1.so.1")))
+        """Layout (the module of this libsvn1 behind the switch), the
+        libsvn1 dependency and trigger, preinst refusal of another release."""
+        lib = os.path.join(ROOT, "usr/lib/fsfs7")
+        self.assertTrue(os.path.isfile(os.path.join(lib, "libsvn_fs_fs-1.so.1")))
+        self.assertEqual(os.readlink(os.path.join(lib, "current")), LIBSVN1)
+        self.assertEqual(os.readlink(os.path.join(lib, "libsvn_fs_fs-1.so.1")),
+                         "current/libsvn_fs_fs-1.so.1")
         for n in ("fsfs7-run", "fsfs7-enable", "fsfs7-disable", "fsfs7-check"):
             self.assertTrue(os.access(tool(n), os.X_OK), n)
+        self.assertTrue(os.access(os.path.join(ROOT, "usr/sbin/fsfs7-rebuild"), os.X_OK))
+        self.assertEqual(len(glob.glob(os.path.join(ROOT, "usr/src/fsfs7-*.tar.xz"))), 1)
         with open(S.path("control", "control")) as f:
             control = f.read()
         dep = re.search(r"^Depends: (.*)$", control, re.M).group(1)
-        self.assertIn("libsvn1 (= %s)" % LIBSVN1, dep)
+        minor = ".".join(LIBSVN1.split(".")[:2])
+        self.assertIn("libsvn1 (>= %s), libsvn1 (<< %s.%d~)"
+                      % (minor, minor.split(".")[0], int(minor.split(".")[1]) + 1), dep)
+        self.assertIn("libsvn-dev", dep)
+        with open(S.path("control", "triggers")) as f:
+            self.assertRegex(f.read(), r"^interest-noawait /usr/lib/[^/]+/libsvn_fs-1\.so\.1$")
+        with open(S.path("control", "conffiles")) as f:
+            self.assertEqual(f.read().split(), ["/etc/dpkg/dpkg.cfg.d/fsfs7"])
         preinst = S.path("control", "preinst")
         self.assertEqual(sh(["sh", preinst, "install"], ok=False).returncode, 0)
         fake = S.path("fake-bin")
         os.makedirs(fake, exist_ok=True)
-        with open(os.path.join(fake, "dpkg-query"), "w") as f:
-            f.write("#!/bin/sh\necho '%s.1'\n" % LIBSVN1)
-        os.chmod(os.path.join(fake, "dpkg-query"), 0o755)
-        p = sh(["sh", preinst, "install"], ok=False,
-               env={"PATH": fake + ":" + os.environ["PATH"]})
-        self.assertEqual(p.returncode, 1, p.stderr)
+        for other, code in (("%s.1" % LIBSVN1, 0), ("1.15.0-1", 1)):
+            with open(os.path.join(fake, "dpkg-query"), "w") as f:
+                f.write("#!/bin/sh\necho '%s'\n" % other)
+            os.chmod(os.path.join(fake, "dpkg-query"), 0o755)
+            p = sh(["sh", preinst, "install"], ok=False,
+                   env={"PATH": fake + ":" + os.environ["PATH"]})
+            self.assertEqual(p.returncode, code, p.stderr)
         self.assertIn("built for libsvn1 %s" % LIBSVN1, p.stderr)
-        self.assertIn("libsvn1 %s.1 is installed" % LIBSVN1, p.stderr)
+        self.assertIn("libsvn1 1.15.0-1 is installed", p.stderr)
         # The unpacked fsfs7-run finds the module under its own root.
         p = sh([tool("fsfs7-run"), "svnadmin", "--version"])
         self.assertIn("fsfs7", p.stdout)
