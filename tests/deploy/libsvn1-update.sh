@@ -107,6 +107,8 @@ make -s -C "$top" deb DEB_OUT="$work/deb" DEB_ROOT="$work/deb-root" >/dev/null \
 deb=$(ls "$work"/deb/fsfs7_*.deb)
 
 trap 'restore' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # ---- servers --------------------------------------------------------------------
 
