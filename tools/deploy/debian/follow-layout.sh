@@ -55,7 +55,23 @@ name=fsfs7-$FSFS7_VERSION
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/$name"
-(cd "$src" && { git ls-files -z -co --exclude-standard 2>/dev/null \
+# Outside a git checkout (a copied tree, as in build/trixie.sh's chroot):
+# every file but build products and the upstream source.
+list_source() {
+  if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$src" ls-files -z -co --exclude-standard
+  else
+    (cd "$src" && find . \( -name .git -o -name .libs -o -name .deps \
+        -o -path ./build/svn-src -o -path ./build/stamps -o -path ./build/asan \
+        -o -name autom4te.cache \) -prune -o -type f \
+        ! -name '*.o' ! -name '*.lo' ! -name '*.la' ! -name '*.so' \
+        ! -name '*.log' ! -name '*.trs' ! -name config.status ! -name Makefile \
+        -print0 | while IFS= read -r -d '' f; do
+          [ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || printf '%s\0' "${f#./}"
+        done)
+  fi
+}
+(cd "$src" && { list_source \
     | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done
   find configure aclocal.m4 build/aux m4 -print0 2>/dev/null
   printf 'Makefile.in\0'; } \
