@@ -791,10 +791,14 @@ class Deploy(unittest.TestCase):
         with open(script, "w") as f:
             f.write(INIT_SCRIPT)
         mod = os.path.join(ROOT, "usr/lib/fsfs7/libsvn_fs_fs-1.so.1")
-        p = sh(["python3", script, mod, "1.14.2"])
+        # The Subversion release of the installed libsvn1 (1.14.2 on
+        # Debian 12, 1.14.5 on 13).
+        svnv = re.sub(r"^\d+:", "", LIBSVN1).split("-")[0]
+        p = sh(["python3", script, mod, svnv])
         self.assertEqual(p.stdout.strip(), "vtable")
         p = sh(["python3", script, mod, "1.14.99"])
-        self.assertRegex(p.stdout, r"E200019 fsfs7 \S+ was built for Subversion 1\.14\.2 "
+        self.assertRegex(p.stdout, r"E200019 fsfs7 \S+ was built for Subversion %s "
+                         % re.escape(svnv) +
                          r"but it is loaded by libsvn_fs 1\.14\.99")
         self.assertNotIn("vtable", p.stdout)
         shim_c, shim = S.path("shim.c"), S.path("shim.so")
@@ -803,10 +807,10 @@ class Deploy(unittest.TestCase):
                     "const v_t *svn_subr_version(void)\n"
                     "{ static const v_t v = { 1, 14, 99, \"\" }; return &v; }\n")
         sh(["gcc", "-shared", "-fPIC", "-o", shim, shim_c])
-        p = sh(["python3", script, mod, "1.14.2"], env={"LD_PRELOAD": shim})
+        p = sh(["python3", script, mod, svnv], env={"LD_PRELOAD": shim})
         self.assertIn("E200019 fsfs7", p.stdout)
-        self.assertIn("built for Subversion 1.14.2", p.stdout)
-        self.assertRegex(p.stdout, r"E200019 .*'svn_subr'.*found 1\.14\.99, expected 1\.14\.2")
+        self.assertIn("built for Subversion %s" % svnv, p.stdout)
+        self.assertRegex(p.stdout, r"E200019 .*'svn_subr'.*found 1\.14\.99, expected %s" % re.escape(svnv))
         self.assertNotIn("vtable", p.stdout)
 
     def test_deploy_servers(self):
