@@ -1599,8 +1599,14 @@ def states_for(rec, model, count, rng):
                        not rec.is_sync(i)]
             yield State(k, "a", fs, dropped, "a k=%d" % k), k
     else:
-        for k in cuts_b(rec, count, rng):
-            yield state_b(rec, k, rng, rng.random()), k
+        # Each state draws from its own stream, so that state #N comes out
+        # the same from another recording of the operation (the order in
+        # which a directory's entries are removed, or which spare file is
+        # recycled, differs from run to run).
+        base = rng.random()
+        for idx, k in enumerate(cuts_b(rec, count, rng)):
+            own = random.Random("%r/%d" % (base, idx))
+            yield state_b(rec, k, own, own.random()), k
 
 
 def explain(rec, state, limit=12):
