@@ -1916,9 +1916,10 @@ def cmd_trace(a):
 
 def cmd_summary(paths):
     """A markdown table of TSV rows (`run --tsv`): per operation and
-    model, the states and failing verdicts of each module, and how many
-    of fsfs7's failing states pass once the writes made outside the module
-    are durable."""
+    model, for each module the states (cut points drawn), the distinct
+    states judged, the distinct cut points among the states (of all the
+    trace has), the failing verdicts and, for fsfs7, how many failing
+    states pass once the writes made outside the module are durable."""
     rows = {}
     for path in paths:
         with open(path) as f:
@@ -1932,10 +1933,12 @@ def cmd_summary(paths):
                 e[r["verdict"]] += 1
                 e["out"] += r.get("blame") == "outside"
                 e["distinct"] += r["cached"] == "0"
-    print("| operation | model | fsfs7 states (distinct) | LOST | TORN | "
-          "FAIL | of them outside the module | stock states (distinct) | "
-          "LOST | TORN | FAIL |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+                e.setdefault("cuts", set()).add(r["cut"])
+                e["ops"] = int(r["ops"])
+    print("| operation | model | fsfs7 states | distinct | cut points | "
+          "LOST | TORN | FAIL | outside the module | stock states | "
+          "distinct | cut points | LOST | TORN | FAIL |")
+    print("|---|---|" + "---|" * 13)
     order = {o: i for i, o in enumerate(OPS)}
     for op, model in sorted({(o, m) for o, m, _ in rows},
                             key=lambda x: (order.get(x[0], 99), x[1])):
@@ -1943,10 +1946,11 @@ def cmd_summary(paths):
         for mod in ("fsfs7", "stock"):
             e = rows.get((op, model, mod))
             if not e:
-                cells += ["-"] * (5 if mod == "fsfs7" else 4)
+                cells += ["-"] * (7 if mod == "fsfs7" else 6)
                 continue
-            cells += ["%d (%d)" % (e["n"], e["distinct"]), str(e["LOST"]),
-                      str(e["TORN"]), str(e["FAIL"])]
+            cells += [str(e["n"]), str(e["distinct"]), "%d of %d" % (
+                len(e["cuts"]), e["ops"] + 1), str(e["LOST"]),
+                str(e["TORN"]), str(e["FAIL"])]
             if mod == "fsfs7":
                 cells.append(str(e["out"]))
         print("| %s | %s | %s |" % (op, model, " | ".join(cells)))
