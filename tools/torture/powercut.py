@@ -603,13 +603,28 @@ def outside_made_durable(rec, state):
     """STATE as it would be had everything issued outside the FSFS module
     (libsvn_repos, libsvn_fs, the client: record.c's WHO "-") been durable:
     if that state passes, the failure is not the module's to fix."""
+    return _outside(rec, state, True, " outside-durable")
+
+
+def outside_undone(rec, state):
+    """STATE as it would be had nothing issued outside the module and not
+    yet synced persisted: a cut inside a non-atomic rewrite made outside
+    the module (libsvn_fs truncates `db/fs-type` and writes it again) is
+    that rewrite's failure, whatever the module did."""
+    return _outside(rec, state, False, " outside-undone")
+
+
+def _outside(rec, state, persist, tag):
     fs = rec.base.copy()
     dropped = set(state.dropped)
     for i in range(state.k):
         op = rec.ops[i]
         if rec.is_sync(i):
             continue
-        if i not in dropped or not rec.by_module[i]:
+        if not rec.by_module[i] and not rec.durable(i, state.k):
+            if persist:
+                apply_op(fs, op)
+        elif i not in dropped:
             apply_op(fs, op)
         elif i in state.partial:
             parts = pieces(op)
@@ -617,7 +632,7 @@ def outside_made_durable(rec, state):
                 apply_op(fs, parts[j])
     return State(state.k, state.model, fs,
                  [i for i in state.dropped if rec.by_module[i]],
-                 state.tag + " outside-durable")
+                 state.tag + tag)
 
 
 def classes_a(rec):
@@ -1322,13 +1337,17 @@ class Judge:
         return verdict, detail, recovered, False
 
     def attribute(self, state, scratch):
-        """"module" when STATE still fails once every op issued outside
-        the module is made durable, else "outside"."""
+        """"outside" when STATE passes once every op issued outside the
+        module is made durable, or once every such op not yet synced is
+        undone; else "module"."""
         key, _ = self.key(state)
         if key not in self.blame:
-            cf = outside_made_durable(self.rec, state)
-            v = self.judge(cf, scratch)[0]
-            self.blame[key] = "outside" if v in ("OK", "LITTER") else "module"
+            self.blame[key] = "module"
+            for cf in (outside_made_durable(self.rec, state),
+                       outside_undone(self.rec, state)):
+                if self.judge(cf, scratch)[0] in ("OK", "LITTER"):
+                    self.blame[key] = "outside"
+                    break
         return self.blame[key]
 
     def fresh(self, fs, scratch, name, recover):
