@@ -245,13 +245,18 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
      synchronous = OFF) a power cut can leave database pages of a
      transaction without the journal that undoes them: "file is not a
      database", and every later commit, verify and recover fails on it
-     (the power-cut simulator, doc/powercut.md PC-6).  NORMAL syncs the
-     journal and the database once per transaction -- one per commit,
-     after the commit point -- and is skipped like every other sync of
-     the module with SVN_FS_CONFIG_NO_FLUSH_TO_DISK. */
+     (the power-cut simulator, doc/powercut.md PC-6).  NORMAL is not
+     enough either (PC-7): it writes the journal header's record count
+     before the records are durable and does not sync the truncation
+     that commits a transaction, so a cut can leave a hot journal mixing
+     the records of two transactions, whose rollback writes one page's
+     bytes over another.  FULL syncs the records before the header, the
+     header before the database, and the truncation before the next
+     transaction; it is skipped like every other sync of the module with
+     SVN_FS_CONFIG_NO_FLUSH_TO_DISK. */
   if (rc == SQLITE_OK)
     rc = sqlite3_exec(*db, no_flush(fs) ? "PRAGMA synchronous = OFF"
-                                        : "PRAGMA synchronous = NORMAL",
+                                        : "PRAGMA synchronous = FULL",
                       NULL, NULL, NULL);
   if (rc != SQLITE_OK)
     err = sqlite_error(rc, *db, path);

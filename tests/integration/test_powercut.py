@@ -105,8 +105,12 @@ class SelfTest(unittest.TestCase):
             P.record(op, None, pt)
 
 
-class Slice(unittest.TestCase):
-    def slice(self, name):
+BUILT = {}
+
+
+def built(name):
+    """Operation NAME with its template built (once per test run)."""
+    if name not in BUILT:
         op = P.OP_CLASSES[name](os.path.join(WORK, name), SEED)
         os.makedirs(op.work)
         op.moddir = T.MODULE_DIR
@@ -114,6 +118,49 @@ class Slice(unittest.TestCase):
             op.build()
         except RuntimeError as e:
             raise T.SetupError(str(e))
+        BUILT[name] = op
+    return BUILT[name]
+
+
+JOURNAL = "db/rep-cache.db-journal"
+
+
+class RepCacheJournal(unittest.TestCase):
+    def test_powercut_rep_cache_journal_synced_in_order(self):
+        """PC-7: SQLite's rollback journal of rep-cache.db is safe from a
+        power cut only when its records are durable before the header
+        that counts them, and its truncation (the commit of the SQLite
+        transaction) before the operation ends.  With synchronous =
+        NORMAL neither holds, and model b finds rep-cache.db "not a
+        database" after the cut."""
+        op = built("commit-file")
+        pt = os.path.join(WORK, "journal-pt")
+        shutil.copytree(op.tpl, pt, symlinks=True)
+        rec = P.record(op, T.MODULE_DIR, pt)
+        shutil.rmtree(pt)
+        ops = [(i, o) for i, o in enumerate(rec.ops)
+               if rec.where[i] == JOURNAL and o[0] in ("write", "trunc")]
+        self.assertTrue(any(o[0] == "trunc" for _, o in ops),
+                        "the commit never truncated the rep-cache journal")
+        since = []          # journal writes since its last truncation
+        for i, o in ops:
+            if o[0] == "trunc":
+                self.assertTrue(rec.durable(i, len(rec.ops)),
+                                "#%d: the journal's truncation is never "
+                                "synced" % i)
+                since = []
+                continue
+            if o[2] == 0 and since:     # the header, after the records
+                late = [j for j in since if not rec.durable(j, i)]
+                self.assertEqual(late, [], "#%d: the journal header is "
+                                 "written before records %s are durable"
+                                 % (i, late))
+            since.append(i)
+
+
+class Slice(unittest.TestCase):
+    def slice(self, name):
+        op = built(name)
         tallies = P.run_op(op, "fsfs7", T.MODULE_DIR, ("a", "b"), STATES,
                            SEED, None, None, T.log)
         for model in ("a", "b"):

@@ -61,14 +61,20 @@ library is used.
 """
 
 import argparse
+import bisect
+import collections
+import concurrent.futures
 import hashlib
 import os
+import queue
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -173,6 +179,7 @@ class FS:
 
     def __init__(self, nodes, root):
         self.nodes, self.root, self.owned = nodes, root, set()
+        self.memo = None        # digest(), once the FS is complete
 
     def copy(self):
         return FS(dict(self.nodes), self.root)
@@ -211,6 +218,13 @@ class FS:
         return out
 
     def digest(self):
+        """A hash of every name, kind, mode and byte.  Computed once: a
+        state's FS is not changed after it is built."""
+        if self.memo is None:
+            self.memo = self._digest()
+        return self.memo
+
+    def _digest(self):
         h = hashlib.sha256()
         for path, nid in self.walk():
             n = self.nodes[nid]
@@ -589,13 +603,28 @@ def outside_made_durable(rec, state):
     """STATE as it would be had everything issued outside the FSFS module
     (libsvn_repos, libsvn_fs, the client: record.c's WHO "-") been durable:
     if that state passes, the failure is not the module's to fix."""
+    return _outside(rec, state, True, " outside-durable")
+
+
+def outside_undone(rec, state):
+    """STATE as it would be had nothing issued outside the module and not
+    yet synced persisted: a cut inside a non-atomic rewrite made outside
+    the module (libsvn_fs truncates `db/fs-type` and writes it again) is
+    that rewrite's failure, whatever the module did."""
+    return _outside(rec, state, False, " outside-undone")
+
+
+def _outside(rec, state, persist, tag):
     fs = rec.base.copy()
     dropped = set(state.dropped)
     for i in range(state.k):
         op = rec.ops[i]
         if rec.is_sync(i):
             continue
-        if i not in dropped or not rec.by_module[i]:
+        if not rec.by_module[i] and not rec.durable(i, state.k):
+            if persist:
+                apply_op(fs, op)
+        elif i not in dropped:
             apply_op(fs, op)
         elif i in state.partial:
             parts = pieces(op)
@@ -603,7 +632,7 @@ def outside_made_durable(rec, state):
                 apply_op(fs, parts[j])
     return State(state.k, state.model, fs,
                  [i for i in state.dropped if rec.by_module[i]],
-                 state.tag + " outside-durable")
+                 state.tag + tag)
 
 
 def classes_a(rec):
@@ -656,6 +685,29 @@ def dump_sections(repo):
 def verify(repo):
     rc, _, err = run(["svnadmin", "verify", "-q", repo], STOCK)
     return rc == 0, err
+
+
+def verify_verdict(repo):
+    """None when stock verify passes REPO, else TORN (a revision fails)
+    or FAIL."""
+    ok, verr = verify(repo)
+    if ok:
+        return None
+    m = re.search(rb"Error verifying revision (\d+)", verr)
+    return ("TORN" if m else "FAIL"), "stock verify fails: " + text(verr)
+
+
+def opened_dump(repo):
+    """(youngest, {rev: dump section}, first unreadable rev or None, error)
+    from one stock dump; youngest is None when the repository does not
+    open (svnlook asked only when the dump fails)."""
+    revs, bad, err = dump_sections(repo)
+    if bad is None and revs:
+        return max(revs), revs, None, ""
+    y, yerr = youngest(repo)
+    if y is None:
+        return None, revs, bad, yerr
+    return y, revs, bad, err
 
 
 def youngest(repo):
@@ -728,6 +780,10 @@ class Op:
     name = None
     root = "repo"
     changed = ()        # pre-existing revisions the operation may change
+    # True when neither the re-run nor the next commit rewrites a file
+    # that holds an existing revision (they only add revisions or locks),
+    # so a verify after them passes only if the state itself passes.
+    rerun_keeps_revisions = False
 
     def __init__(self, work, seed):
         self.work, self.seed = work, seed
@@ -761,12 +817,24 @@ class Op:
         """Re-run the interrupted operation; (ok, detail)."""
         return True, ""
 
+    def execute(self, pt, env):
+        """Run the commands under ENV (the recorder's); their outputs."""
+        outputs = []
+        for argv, stdin in self.commands(pt):
+            rc, out, err = run(argv, env, stdin)
+            outputs.append(out)
+            if rc != 0:
+                raise RuntimeError("%s fails under the recorder: %s" % (
+                    argv[0], text(err)))
+        return outputs
+
     def client(self, *args):
         return ["--config-dir", self.cfg] + list(args)
 
 
 class Load(Op):
     name = "load"
+    rerun_keeps_revisions = True
     REVS = 6
 
     def setup(self, tpl):
@@ -796,6 +864,7 @@ class CommitFile(Op):
     """svnmucc change set (mkdir, adds, an edit, copies, properties) that
     starts a new shard (shards of 4, r8)."""
     name = "commit-file"
+    rerun_keeps_revisions = True
 
     def setup(self, tpl):
         repo = os.path.join(tpl, "repo")
@@ -808,6 +877,10 @@ class CommitFile(Op):
                 p.count("/") >= 2]
         self.edit, self.cpfile = files[0], files[-1]
         self.cpdir = dirs[0] if dirs else "trunk"
+        # A file whose bytes an earlier revision already holds: its rep
+        # is found through rep-cache.db and shared, not written again.
+        with open(os.path.join(tpl, "shared.txt"), "wb") as f:
+            f.write(must(["svnlook", "cat", repo, self.cpfile], STOCK))
         rnd = random.Random(self.seed)
         for name, size in (("a.txt", 3000), ("b.bin", 20000), ("c.txt", 50)):
             with open(os.path.join(tpl, name), "wb") as f:
@@ -828,6 +901,7 @@ class CommitFile(Op):
             "cp", "HEAD", self.cpfile, t + "/filecopy",
             "put", os.path.join(self.tpl, "c.txt"), t + "/dircopy/new.txt",
             "put", os.path.join(self.tpl, "c.txt"), self.edit,
+            "put", os.path.join(self.tpl, "shared.txt"), t + "/shared.txt",
             "propset", "svn:eol-style", "native", t + "/a.txt",
             "propset", "custom:prop", "value " + tag, t + "/dircopy")
 
@@ -854,6 +928,81 @@ class CommitSvnserve(CommitFile):
         a = CommitFile.mucc(self, pt, tag)
         return a[:1] + ["--config-option",
                         "config:tunnels:pc=" + self.tunnel] + a[1:]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def quiet_for(path, seconds, timeout=30):
+    """Wait until the file PATH has not grown for SECONDS."""
+    t0, last, since = time.time(), -1, time.time()
+    while time.time() - t0 < timeout:
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        if size != last:
+            last, since = size, time.time()
+        elif time.time() - since >= seconds:
+            return
+        time.sleep(0.05)
+
+
+class CommitSvnserveDaemon(CommitFile):
+    """The same change set through a threaded daemon, `svnserve -d
+    --threads --foreground` on a free loopback port, started under the
+    recorder (the server's threads and svnmucc share one trace) and
+    stopped once the commit is acknowledged and the server is idle."""
+    name = "commit-svnserve-daemon"
+
+    def setup(self, tpl):
+        CommitFile.setup(self, tpl)
+        self.conf = os.path.join(tpl, "svnserve.conf")
+        with open(self.conf, "w") as f:
+            f.write("[general]\nanon-access = write\n"
+                    "auth-access = write\n")
+
+    def url(self, pt):
+        return "svn://127.0.0.1:%d/repo" % self.port
+
+    def execute(self, pt, env):
+        self.port = free_port()
+        srv = subprocess.Popen(
+            ["svnserve", "-d", "--threads", "--foreground", "-r", pt,
+             "--listen-host", "127.0.0.1", "--listen-port", str(self.port),
+             "--config-file", self.conf], env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE)
+        try:
+            wait_listening(self.port, srv)
+            rc, out, err = run(self.mucc(pt, "t0"), env)
+            if rc != 0:
+                raise RuntimeError("svnmucc over svn:// fails under the "
+                                   "recorder: %s" % text(err))
+            # The reply may precede the thread's last calls: stop the
+            # server only once the trace has been quiet for a while.
+            quiet_for(env["RECORD_OUT"], 1.0)
+        finally:
+            srv.terminate()
+            try:
+                srv.wait(20)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv.wait()
+        return [out]
+
+
+def wait_listening(port, proc):
+    for _ in range(200):
+        if proc.poll() is not None:
+            raise RuntimeError("svnserve exited (%d): %s" % (
+                proc.returncode, text(proc.stderr.read())))
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("svnserve does not listen on port %d" % port)
 
 
 class Pack(Op):
@@ -928,6 +1077,7 @@ class RevpropPackedOwn(RevpropPacked):
 class LockUnlock(Op):
     """svn lock, then svn unlock, of one file over file://."""
     name = "lock"
+    rerun_keeps_revisions = True
 
     def setup(self, tpl):
         repo = os.path.join(tpl, "repo")
@@ -1066,12 +1216,14 @@ class Upgrade(Op):
         return None
 
 
-OP_CLASSES = {c.name: c for c in (Load, CommitFile, CommitSvnserve, Pack,
+OP_CLASSES = {c.name: c for c in (Load, CommitFile, CommitSvnserve,
+                                  CommitSvnserveDaemon, Pack,
                                   PackF6, RevpropPacked, RevpropPackedOwn,
                                   LockUnlock, HotcopyIncr, Recover, Upgrade)}
 # The order of `run` without --op: the brief's priorities first.
 OPS = ("load", "commit-file", "pack-f7", "pack-f6", "revprop-packed",
-       "revprop-packed-own", "commit-svnserve", "lock", "hotcopy-incr",
+       "revprop-packed-own", "commit-svnserve", "commit-svnserve-daemon",
+       "lock", "hotcopy-incr",
        "recover", "upgrade")
 
 
@@ -1110,13 +1262,7 @@ def record(op, moddir, pt):
             os.unlink(trace + suffix)
     env = module_env(moddir)
     env.update(LD_PRELOAD=RECORD_SO, RECORD_ROOT=root, RECORD_OUT=trace)
-    outputs = []
-    for argv, stdin in op.commands(pt):
-        rc, out, err = run(argv, env, stdin)
-        outputs.append(out)
-        if rc != 0:
-            raise RuntimeError("%s fails under the recorder: %s" % (
-                argv[0], text(err)))
+    outputs = op.execute(pt, env)
     open(trace, "a").close()
     wait_pids(trace)
     events, blob = read_trace(trace)
@@ -1142,6 +1288,7 @@ class Judge:
         self.before, self.after = before, after
         self.known = rec.base.names() | rec.final.names()
         self.cache, self.blame = {}, {}
+        self.futures = {}       # key() -> the judgement under way or done
 
     def expectation(self, k):
         texts = [t for a, t in self.rec.acks if a <= k and t != "\0done"]
@@ -1154,10 +1301,16 @@ class Judge:
                                    default=-1)
         return exp
 
-    def judge(self, state, scratch):
-        """(verdict, detail, recovered) of STATE, cached by content."""
+    def key(self, state):
+        """What the verdict of STATE depends on: its bytes and what the
+        run had acknowledged at its cut."""
         exp = self.expectation(state.k)
-        key = (state.fs.digest(), repr(sorted(exp.items(), key=str)))
+        return (state.fs.digest(), repr(sorted(exp.items(), key=str))), exp
+
+    def judge(self, state, scratch):
+        """(verdict, detail, recovered, cached) of STATE, cached by
+        content and expectation."""
+        key, exp = self.key(state)
         if key in self.cache:
             return self.cache[key] + (True,)
         litter = sorted(state.fs.names() - self.known)
@@ -1184,45 +1337,73 @@ class Judge:
         return verdict, detail, recovered, False
 
     def attribute(self, state, scratch):
-        """"module" when STATE still fails once every op issued outside
-        the module is made durable, else "outside"."""
-        exp = self.expectation(state.k)
-        key = (state.fs.digest(), repr(sorted(exp.items(), key=str)))
+        """"outside" when STATE passes once every op issued outside the
+        module is made durable, or once every such op not yet synced is
+        undone; else "module"."""
+        key, _ = self.key(state)
         if key not in self.blame:
-            cf = outside_made_durable(self.rec, state)
-            v = self.judge(cf, scratch)[0]
-            self.blame[key] = "outside" if v in ("OK", "LITTER") else "module"
+            self.blame[key] = "module"
+            for cf in (outside_made_durable(self.rec, state),
+                       outside_undone(self.rec, state)):
+                if self.judge(cf, scratch)[0] in ("OK", "LITTER"):
+                    self.blame[key] = "outside"
+                    break
         return self.blame[key]
+
+    def fresh(self, fs, scratch, name, recover):
+        """FS written out as SCRATCH/NAME (recovered through the module
+        tested when RECOVER); (path, None) or (None, a FAIL verdict)."""
+        repo = os.path.join(scratch, name)
+        if os.path.exists(repo):
+            shutil.rmtree(repo)
+        materialise(fs, repo)
+        if recover:
+            rc, _, err = run(["svnadmin", "recover", repo],
+                             module_env(self.moddir))
+            if rc != 0:
+                return None, ("FAIL", "recover fails: " + text(err))
+        return repo, None
 
     def check(self, fs, exp, scratch, recover):
         if os.path.exists(scratch):
             shutil.rmtree(scratch)
         os.makedirs(scratch)
-        repo = os.path.join(scratch, "repo")
-        materialise(fs, repo)
         try:
-            return self.checks(repo, exp, recover)
+            repo, v = self.fresh(fs, scratch, "repo", recover)
+            if v:
+                return v
+            return self.checks(fs, repo, exp, recover, scratch)
         except subprocess.TimeoutExpired as e:
             return "FAIL", "timeout: %s" % " ".join(e.cmd[:3])
 
-    def checks(self, repo, exp, recover):
-        env = module_env(self.moddir)
-        if recover:
-            rc, _, err = run(["svnadmin", "recover", repo], env)
-            if rc != 0:
-                return "FAIL", "recover fails: " + text(err)
-        y, err = youngest(repo)
+    def checks(self, fs, repo, exp, recover, scratch):
+        """The oracle's checks in order; the first that fails decides.
+        Stock verify of the state as it is comes third; where the re-run
+        cannot change what verify reads (op.rerun_keeps_revisions), it is
+        run on a second copy only when a later check fails, so a state
+        that passes costs one verify instead of two."""
+        y, revs, bad, derr = opened_dump(repo)
         if y is None:
-            return "FAIL", "does not open: " + err
-        revs, bad, derr = dump_sections(repo)
+            return "FAIL", "does not open: " + derr
         v = self.compare(revs, y, bad, derr, exp)
         if v:
             return v
-        ok, verr = verify(repo)
-        if not ok:
-            m = re.search(rb"Error verifying revision (\d+)", verr)
-            return ("TORN" if m else "FAIL"), "stock verify fails: " + \
-                text(verr)
+        deferred = self.op.rerun_keeps_revisions
+        if not deferred:
+            v = verify_verdict(repo)
+            if v:
+                return v
+        v = self.later_checks(repo, y, exp)
+        if v and deferred:
+            again, v0 = self.fresh(fs, scratch, "as-is", recover)
+            v0 = v0 or verify_verdict(again)
+            if v0:
+                return v0
+        return v or ("OK", "")
+
+    def later_checks(self, repo, y, exp):
+        """Operation checks, the re-run, the next commit, verify after
+        them; None when all pass."""
         v = self.op.extra_check(repo, exp, self.moddir)
         if v:
             return v
@@ -1230,14 +1411,15 @@ class Judge:
         if not ok:
             return "FAIL", "re-run fails: " + err
         rc, _, err = run(["svnmucc"] + self.op.client(
-            "-m", "next", "-U", "file://" + repo, "mkdir", "pc-next"), env)
+            "-m", "next", "-U", "file://" + repo, "mkdir", "pc-next"),
+            module_env(self.moddir))
         if rc != 0:
             return "FAIL", "next commit fails: " + text(err)
         ok, verr = verify(repo)
         if not ok:
             return "FAIL", "verify fails after re-run and next commit: " + \
                 text(verr)
-        return "OK", ""
+        return None
 
     def compare(self, revs, y, bad, derr, exp):
         every = sorted(set(self.before) | set(self.after))
@@ -1331,8 +1513,14 @@ def build_record_so():
 
 
 class Tally:
-    def __init__(self):
-        self.n = self.distinct = self.recovered = self.cuts = 0
+    """The counts of one operation, model and module.  N states (cut
+    points drawn), DISTINCT of them judged (the others repeat a state
+    already judged), CUTS the distinct cut points among the N, of OPS + 1
+    possible."""
+
+    def __init__(self, ops=0):
+        self.n = self.distinct = self.recovered = 0
+        self.ops, self.cuts = ops, set()
         self.v = {x: 0 for x in VERDICTS}
         self.examples = {}
         self.kept = {}
@@ -1340,29 +1528,104 @@ class Tally:
 
     def line(self, opname, model, modname):
         return ("powercut: %s %s %d states, %d LOST, %d TORN, %d FAIL; "
-                "%s, %d distinct, %d cut points, %d LITTER, %d needed "
-                "recover, %d failing only by writes outside the module" % (
+                "%s, %d distinct, %d of %d cut points, %d LITTER, %d needed "
+                "recover, %s failing only by writes outside the module" % (
                     opname, model, self.n, self.v["LOST"], self.v["TORN"],
-                    self.v["FAIL"], modname, self.distinct, self.cuts,
-                    self.v["LITTER"], self.recovered, self.outside))
+                    self.v["FAIL"], modname, self.distinct, len(self.cuts),
+                    self.ops + 1, self.v["LITTER"], self.recovered,
+                    self.outside if self.outside is not None else "(not "
+                    "asked)"))
 
     def bad(self):
         return self.v["LOST"] + self.v["TORN"] + self.v["FAIL"]
 
 
-def states_for(rec, model, count, rng):
-    """The states to judge: model a's interval classes (all of them, or a
-    seeded sample of COUNT keeping the last), model b's COUNT draws."""
-    if model == "a":
-        cls = classes_a(rec)
-        if count and len(cls) > count:
-            keep = set(rng.sample(range(len(cls) - 1), count - 1))
-            cls = [c for i, c in enumerate(cls) if i in keep] + [cls[-1]]
-        for k, width in cls:
-            yield state_a(rec, k), width
+def judged(judge, states, jobs, scratch, blame):
+    """Judge STATES [(idx, state, cut)] on JOBS threads (the checks are
+    child processes, so threads run them in parallel); yield (idx, state,
+    cut, cached, verdict, detail, recovered, blame, seconds) in the order
+    of STATES.  A state equal to one judged before (same bytes, same
+    expectation) is not judged again.  BLAME: attribute failures to the
+    module or to writes outside it."""
+    free = queue.Queue()
+    for j in range(jobs):
+        free.put(os.path.join(scratch, "w%d" % j))
+
+    def task(state):
+        sc = free.get()
+        try:
+            t0 = time.time()
+            v, d, recovered, _ = judge.judge(state, sc)
+            who = ""
+            if blame and v in ("LOST", "TORN", "FAIL"):
+                who = judge.attribute(state, sc)
+            return v, d, recovered, who, time.time() - t0
+        finally:
+            free.put(sc)
+
+    window = collections.deque()
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for idx, state, cut in states:
+            key, _ = judge.key(state)
+            cached = key in judge.futures
+            if not cached:
+                judge.futures[key] = pool.submit(task, state)
+            window.append((idx, state, cut, cached, judge.futures[key]))
+            while window and (window[0][4].done() or
+                              len(window) > 8 * jobs):
+                w = window.popleft()
+                yield w[:4] + _result(w)
+        while window:
+            w = window.popleft()
+            yield w[:4] + _result(w)
+
+
+def _result(w):
+    v, d, recovered, who, secs = w[4].result()
+    if w[3]:                            # a repeat: nothing was run for it
+        return v, d, False, who, 0.0
+    return v, d, recovered, who, secs
+
+
+def cuts_a(rec, count, rng):
+    """COUNT cut points for model a: every cut point when the trace has
+    no more than COUNT, else the last cut of every interval between syncs
+    and acknowledgements (one per distinct state: exhaustive); the rest
+    drawn uniformly from all cut points 0..N."""
+    n = len(rec.ops)
+    if n + 1 <= count:
+        ks = list(range(n + 1))
     else:
-        for k in cuts_b(rec, count, rng):
-            yield state_b(rec, k, rng, rng.random()), 1
+        ks = [e for e, _ in classes_a(rec)]
+    if len(ks) > count:         # a short slice: a sample, keeping the end
+        return sorted(rng.sample(ks[:-1], max(0, count - 1))) + [ks[-1]]
+    return ks + [rng.randint(0, n) for _ in range(count - len(ks))]
+
+
+def states_for(rec, model, count, rng):
+    """(state, cut point) for every state to judge: COUNT cut points of
+    model a (states built once per interval between syncs, which all its
+    cuts share), COUNT draws of model b."""
+    if model == "a":
+        ends = [e for e, _ in classes_a(rec)]
+        built = {}
+        for k in cuts_a(rec, count, rng):
+            e = ends[bisect.bisect_left(ends, k)]
+            if e not in built:
+                built[e] = state_a(rec, e)
+            fs = built[e].fs
+            dropped = [i for i in range(k) if not rec.durable(i, k) and
+                       not rec.is_sync(i)]
+            yield State(k, "a", fs, dropped, "a k=%d" % k), k
+    else:
+        # Each state draws from its own stream, so that state #N comes out
+        # the same from another recording of the operation (the order in
+        # which a directory's entries are removed, or which spare file is
+        # recycled, differs from run to run).
+        base = rng.random()
+        for idx, k in enumerate(cuts_b(rec, count, rng)):
+            own = random.Random("%r/%d" % (base, idx))
+            yield state_b(rec, k, own, own.random()), k
 
 
 def explain(rec, state, limit=12):
@@ -1417,8 +1680,10 @@ def report_failure(rec, t, state, what, verdict, detail, cached, keep,
 
 
 def run_op(op, modname, moddir, models, count, seed, keep, tsv, log,
-           only=None):
-    """Record OP once under MODDIR and judge its states; {model: Tally}."""
+           only=None, jobs=1):
+    """Record OP once under MODDIR and judge its states on JOBS threads;
+    {model: Tally}.  Failures of fsfs7 are attributed (module or
+    outside), stock's are not (its column shows no such count)."""
     pt = os.path.join(op.work, "pt-%s-%s" % (op.name, modname))
     if os.path.isdir(pt):
         shutil.rmtree(pt)
@@ -1434,35 +1699,35 @@ def run_op(op, modname, moddir, models, count, seed, keep, tsv, log,
         len(rec.acks), os.path.join(pt, "trace")))
     tallies = {}
     scratch = os.path.join(op.work, "state")
+    blame = modname == "fsfs7"
     for model in models:
         rng = random.Random("%s/%s/%s/%s" % (seed, op.name, model, modname))
-        t = tallies[model] = Tally()
-        for idx, (state, width) in enumerate(states_for(rec, model, count,
-                                                        rng)):
-            if only is not None and idx != only:
-                continue
-            t0 = time.time()
-            verdict, detail, recovered, cached = judge.judge(state, scratch)
+        t = tallies[model] = Tally(len(rec.ops))
+        if not blame:
+            t.outside = None
+        states = ((idx, state, cut) for idx, (state, cut) in
+                  enumerate(states_for(rec, model, count, rng))
+                  if only is None or idx == only)
+        for idx, state, cut, cached, verdict, detail, recovered, who, secs \
+                in judged(judge, states, jobs, scratch, blame):
             t.n += 1
-            t.cuts += width
+            t.cuts.add(cut)
             t.distinct += 0 if cached else 1
-            t.recovered += 1 if recovered and not cached else 0
+            t.recovered += 1 if recovered else 0
             t.v[verdict] += 1
-            blame = ""
-            if verdict in ("LOST", "TORN", "FAIL"):
-                blame = judge.attribute(state, scratch)
-                t.outside += blame == "outside"
+            if who == "outside":
+                t.outside += 1
             if tsv:
                 tsv.write("\t".join(str(x) for x in (
                     modname, op.name, model, idx, state.k, len(rec.ops),
-                    state.tag, verdict, blame, int(recovered), int(cached),
-                    detail.replace("\t", " "), "%.2f" % (time.time() - t0)))
-                    + "\n")
+                    state.tag, verdict, who, int(recovered), int(cached),
+                    detail.replace("\t", " "), "%.2f" % secs)) + "\n")
                 tsv.flush()
             if verdict in ("LOST", "TORN", "FAIL"):
                 report_failure(rec, t, state, "%s %s %s %s #%d" % (
                     verdict, modname, op.name, model, idx), verdict,
-                    detail + " [%s]" % blame, cached, keep, only, log)
+                    detail + (" [%s]" % who if who else ""), cached, keep,
+                    only, log)
         if os.path.exists(scratch):
             shutil.rmtree(scratch)
     shutil.rmtree(pt)
@@ -1498,7 +1763,7 @@ def cmd_run(a):
             t0 = time.time()
             try:
                 tallies = run_op(op, modname, moddir, models, a.states,
-                                 a.seed, a.keep, tsv, log, a.only)
+                                 a.seed, a.keep, tsv, log, a.only, a.jobs)
             except (RuntimeError, Unsupported) as e:
                 log("powercut: %s UNAVAILABLE (%s): %s" % (name, modname, e))
                 if modname == "fsfs7":
@@ -1612,10 +1877,11 @@ def selftest(work, seed, states=200, log=print):
         for model in ("a", "b"):
             rng = random.Random("%s/%s/%s" % (seed, op.name, model))
             t = out[mode][model] = Tally()
-            for state, width in states_for(rec, model, states, rng):
+            t.ops = len(rec.ops)
+            for state, cut in states_for(rec, model, states, rng):
                 v, d, _, _ = judge.judge(state, None)
                 t.n += 1
-                t.cuts += width
+                t.cuts.add(cut)
                 t.v[v] += 1
                 t.examples.setdefault(v, (state, d))
             log(t.line(op.name, model, "selftest"))
@@ -1669,9 +1935,10 @@ def cmd_trace(a):
 
 def cmd_summary(paths):
     """A markdown table of TSV rows (`run --tsv`): per operation and
-    model, the states and failing verdicts of each module, and how many
-    of fsfs7's failing states pass once the writes made outside the module
-    are durable."""
+    model, for each module the states (cut points drawn), the distinct
+    states judged, the distinct cut points among the states (of all the
+    trace has), the failing verdicts and, for fsfs7, how many failing
+    states pass once the writes made outside the module are durable."""
     rows = {}
     for path in paths:
         with open(path) as f:
@@ -1685,10 +1952,12 @@ def cmd_summary(paths):
                 e[r["verdict"]] += 1
                 e["out"] += r.get("blame") == "outside"
                 e["distinct"] += r["cached"] == "0"
-    print("| operation | model | fsfs7 states (distinct) | LOST | TORN | "
-          "FAIL | of them outside the module | stock states (distinct) | "
-          "LOST | TORN | FAIL |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+                e.setdefault("cuts", set()).add(r["cut"])
+                e["ops"] = int(r["ops"])
+    print("| operation | model | fsfs7 states | distinct | cut points | "
+          "LOST | TORN | FAIL | outside the module | stock states | "
+          "distinct | cut points | LOST | TORN | FAIL |")
+    print("|---|---|" + "---|" * 13)
     order = {o: i for i, o in enumerate(OPS)}
     for op, model in sorted({(o, m) for o, m, _ in rows},
                             key=lambda x: (order.get(x[0], 99), x[1])):
@@ -1696,10 +1965,11 @@ def cmd_summary(paths):
         for mod in ("fsfs7", "stock"):
             e = rows.get((op, model, mod))
             if not e:
-                cells += ["-"] * (5 if mod == "fsfs7" else 4)
+                cells += ["-"] * (7 if mod == "fsfs7" else 6)
                 continue
-            cells += ["%d (%d)" % (e["n"], e["distinct"]), str(e["LOST"]),
-                      str(e["TORN"]), str(e["FAIL"])]
+            cells += [str(e["n"]), str(e["distinct"]), "%d of %d" % (
+                len(e["cuts"]), e["ops"] + 1), str(e["LOST"]),
+                str(e["TORN"]), str(e["FAIL"])]
             if mod == "fsfs7":
                 cells.append(str(e["out"]))
         print("| %s | %s | %s |" % (op, model, " | ".join(cells)))
@@ -1728,6 +1998,9 @@ def main(argv=None):
                     "this many of its interval classes; 0: all)")
     ap.add_argument("--seed", type=int,
                     default=int(os.environ.get("POWERCUT_SEED", "7")))
+    ap.add_argument("--jobs", type=int,
+                    default=int(os.environ.get("POWERCUT_JOBS", "2")),
+                    help="states judged at once (threads; default 2)")
     ap.add_argument("--keep", help="materialise failing states here")
     ap.add_argument("--only", type=int,
                     help="judge only the state with this index (#N in the "
