@@ -278,7 +278,7 @@ class Topology:
             a.stop()
 
     def sync_logs(self):
-        """What the post-commit hook's svnsync runs printed (errors only)."""
+        """The end of what the post-commit hook's svnsync runs printed."""
         out = []
         for k in (1, 2):
             try:
