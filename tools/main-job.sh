@@ -14,9 +14,10 @@
 #      dumps of both packs must be identical;
 #   5. read path: time read operations stock vs ours on our packs,
 #      printing the speed ratio and whether the outputs are identical;
-#   6. cold reads: `svn log -v` and `svn export` of the unpacked copy, of
-#      stock's pack and of ours, each read by both modules with the page
-#      cache of the copy emptied first (tools/bench/cold_reads.py).
+#   6. cold reads: `svn log -v` and `svn export` of the format-7 unpacked
+#      copies, of stock's packs and of ours, each read by both modules
+#      with the page cache of the copy emptied first
+#      (tools/bench/cold_reads.py).
 #   Failures of ours in 5 and 6 are printed, not fatal.
 # Environment: FSFS7_JOB_DIR (default /tmp/fsfs7-main-job, recreated),
 #   FSFS7_JOB_REVS (default 1000), FSFS7_DATA (dir with maven-small),
@@ -181,10 +182,12 @@ done
 rm -f "$job"/out.* "$job"/err.*
 
 say "6. cold reads: unpacked, stock's pack and fsfs7's pack, each read by both modules"
-echo "(page cache of the copy emptied before each run; median of $cold_reps runs;"
+echo "(format 7: the physical packs of format 6 are the same bytes from both modules;"
+echo " page cache of the copy emptied before each run; median of $cold_reps runs;"
 echo " gain = stock reading stock's pack / fsfs7 reading fsfs7's pack)"
 sets=""
 for r in $packed; do
+  case $r in *-f6) continue ;; esac
   lay="$job/$r.layouts"; sets="$sets $r:$lay/unpacked:$lay/stock-pack:$lay/fsfs7-pack"
 done
 [ -n "$sets" ] && python3 "$top/tools/bench/cold_reads.py" --header --reps "$cold_reps" \

@@ -140,10 +140,13 @@ class Apache:
              "-DFOREGROUND"], env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             start_new_session=True)
+        # Apache that cannot start with fsfs7 loaded is a verdict; with
+        # stock, a harness error.
+        fail = AssertionError if self.ours else T.SetupError
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise T.SetupError("apache %s exited: %s %s" % (
+                raise fail("apache %s exited: %s %s" % (
                     self.name, self.proc.stderr.read().decode(errors="replace"),
                     self.error_log()))
             try:
@@ -152,7 +155,7 @@ class Apache:
             except OSError:
                 time.sleep(0.1)
         self.stop()
-        raise T.SetupError("apache %s did not listen on %d" % (self.name, self.port))
+        raise fail("apache %s did not listen on %d" % (self.name, self.port))
 
     def modules_mapped(self):
         """{realpath of the libsvn_fs_fs each Apache process maps}."""
@@ -274,6 +277,17 @@ class Topology:
         for a in [self.master] + self.replicas:
             a.stop()
 
+    def sync_logs(self):
+        """The end of what the post-commit hook's svnsync runs printed."""
+        out = []
+        for k in (1, 2):
+            try:
+                with open(os.path.join(self.dir, "sync-%d.log" % k), errors="replace") as f:
+                    out.append("sync to replica%d: %s" % (k, f.read()[-1500:]))
+            except OSError:
+                pass
+        return "\n".join(out)
+
     def sync_all(self):
         """The administrator's first sync (later ones: the hook)."""
         for rep in self.replicas:
@@ -336,6 +350,7 @@ def check_topology(tc, tag, master_ours, replicas_ours):
     finally:
         topo.stop()
     logs = "\n".join("%s: %s" % (a.name, a.error_log()) for a in [topo.master] + topo.replicas)
+    logs += "\n" + topo.sync_logs()
     tc.assertEqual(errors, [], "clients failed:\n%s\n%s" % ("\n".join(errors[:5]), logs))
     for a in [topo.master] + topo.replicas:
         want = os.path.realpath(os.path.join(T.MODULE_DIR, "libsvn_fs_fs-1.so.1")) \
@@ -352,7 +367,7 @@ def check_topology(tc, tag, master_ours, replicas_ours):
     want = dump(topo.repos["master"])
     for name in ("replica1", "replica2"):
         repo = topo.repos[name]
-        tc.assertEqual(youngest(repo), head, "%s youngest" % name)
+        tc.assertEqual(youngest(repo), head, "%s youngest\n%s" % (name, logs))
         got = dump(repo)
         tc.assertTrue(got == want, "%s: dump differs from the master's: %s"
                       % (name, T.first_diff(want, got)))
