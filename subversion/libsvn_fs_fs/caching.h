@@ -46,6 +46,27 @@ svn_fs_fs__cache_deltas_enabled(svn_fs_t *fs);
 svn_boolean_t
 svn_fs_fs__cache_nodeprops_enabled(svn_fs_t *fs);
 
+/* Where values stored at once go: fulltexts, directory listings, node
+   properties and revision file images, which the operation that read
+   them is likely to ask for again soon (a dump reads a text as its
+   revision's and as the next version's delta base, a listing in r and
+   r-1).  Their working set is small, so when the process's membuffer
+   MEMBUFFER is larger than svn_fs_fs__short_term_bytes() allows, they
+   go to a process-wide membuffer of that size, made at the first call
+   (and kept to the end of the process): a larger membuffer only makes
+   each store touch fresh memory.  The values admitted on a repeated
+   miss (node-revs, changed-path lists, index pages, revprops) stay in
+   MEMBUFFER, which is returned as well when it is small enough, and
+   NULL when it is NULL (caching off).  Not owned by the caller. */
+svn_membuffer_t *
+svn_fs_fs__short_term_membuffer(svn_membuffer_t *membuffer,
+                                apr_pool_t *scratch_pool);
+
+/* The size of the short-term membuffer for a configured cache of
+   CONFIGURED bytes; 0 when the short-term values share that cache. */
+apr_uint64_t
+svn_fs_fs__short_term_bytes(apr_uint64_t configured);
+
 /* Create a membuffer cache in MEMBUFFER with key length KLEN and the
    given serialiser pair; *CACHE is left NULL when MEMBUFFER is NULL.
    NAME is appended to PREFIX to make the cache's key space. */

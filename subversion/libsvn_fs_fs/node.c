@@ -1801,6 +1801,8 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   apr_ssize_t pair = sizeof(svn_fs_fs__pair_cache_key_t);
+  svn_membuffer_t *short_term = svn_fs_fs__short_term_membuffer(
+                                  membuffer, scratch_pool);
 
   SVN_ERR(svn_fs_fs__make_cache(&ffd->rev_root_id_cache, membuffer,
                                 svn_fs_fs__id_serialize,
@@ -1815,7 +1817,7 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                 pair, prefix, "nodes:noderev",
                                 SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
                                 result_pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__make_cache(&ffd->dir_cache, membuffer,
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->dir_cache, short_term,
                                 svn_fs_fs__dirents_serialize,
                                 svn_fs_fs__dirents_deserialize,
                                 pair, prefix, "nodes:dir",
@@ -1836,7 +1838,7 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
         recent->asked[i].revision = SVN_INVALID_REVNUM;
       ffd->recent_dir = recent;
     }
-  SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, membuffer,
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, short_term,
                                 svn_fs_fs__props_serialize,
                                 svn_fs_fs__props_deserialize,
                                 pair, prefix, "nodes:props",
