@@ -47,15 +47,16 @@ svn_boolean_t
 svn_fs_fs__cache_nodeprops_enabled(svn_fs_t *fs);
 
 /* Where values stored at once go: fulltexts, directory listings, node
-   properties and revision file images, which the operation that read
-   them is likely to ask for again soon (a dump reads a text as its
-   revision's and as the next version's delta base, a listing in r and
-   r-1).  Their working set is small, so when the process's membuffer
+   properties, revision file images and revprops, which the operation
+   that read them is likely to ask for again soon (a dump reads a text
+   as its revision's and as the next version's delta base, a listing in
+   r and r-1) or not at all ('svn log' stores every revision's revprops
+   and reads none of them back).  Their working set is small, so when the process's membuffer
    MEMBUFFER is larger than svn_fs_fs__short_term_bytes() allows, they
    go to a process-wide membuffer of that size, made at the first call
    (and kept to the end of the process): a larger membuffer only makes
    each store touch fresh memory.  The values admitted on a repeated
-   miss (node-revs, changed-path lists, index pages, revprops) stay in
+   miss (node-revs, changed-path lists, index pages) stay in
    MEMBUFFER, which is returned as well when it is small enough, and
    NULL when it is NULL (caching off).  Not owned by the caller. */
 svn_membuffer_t *
