@@ -46,9 +46,11 @@ svn_fs_fs__cache_deltas_enabled(svn_fs_t *fs);
 svn_boolean_t
 svn_fs_fs__cache_nodeprops_enabled(svn_fs_t *fs);
 
-/* Where values stored at once go: fulltexts, directory listings, node
-   properties, revision file images and revprops, which the operation
-   that read them is likely to ask for again soon (a dump reads a text
+/* Where the values with a small working set go: fulltexts, directory
+   listings, node
+   properties, revision file images, revprops and index headers (one
+   per revision file, a few dozen bytes), which the operation that read
+   them is likely to ask for again soon (a dump reads a text
    as its revision's and as the next version's delta base, a listing in
    r and r-1) or not at all ('svn log' stores every revision's revprops
    and reads none of them back).  Their working set is small, so when the process's membuffer

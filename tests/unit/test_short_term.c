@@ -1,8 +1,9 @@
 /* test_short_term.c --- the short-term membuffer (caching.h): with a
  * process membuffer larger than 16 MB, a repository opened through the
  * module keeps its fulltexts, directory listings, node properties,
- * revision file images and revprops in a membuffer of 16 MB, and its node-revs,
- * changed-path lists and index pages in the large one.
+ * revision file images, revprops and index headers in a membuffer of
+ * 16 MB, and its node-revs, changed-path lists and index pages in the
+ * large one.
  *
  * A process of its own, since the process's membuffer is made once, with
  * the cache size configured at its first use: this one configures
@@ -90,6 +91,8 @@ test_caches_placed(void **state)
   assert_true(membuffer_bytes(ffd->properties_cache) <= 16 * MB);
   assert_true(membuffer_bytes(ffd->revfile_image_cache) <= 16 * MB);
   assert_true(membuffer_bytes(ffd->revprop_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->l2p_header_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->p2l_header_cache) <= 16 * MB);
   assert_true(svn_fs_fs__short_term_membuffer(
                 svn_cache__get_global_membuffer_cache(), pool)
               != svn_cache__get_global_membuffer_cache());
