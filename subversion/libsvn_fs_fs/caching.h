@@ -46,6 +46,29 @@ svn_fs_fs__cache_deltas_enabled(svn_fs_t *fs);
 svn_boolean_t
 svn_fs_fs__cache_nodeprops_enabled(svn_fs_t *fs);
 
+/* Where the values with a small working set go: fulltexts, directory
+   listings, node properties, revision file images, revprops and index
+   headers (one small value per revision file).  The operation that
+   read them asks for them again soon (a dump reads a text as its
+   revision's and as the next version's delta base, a listing in r and
+   r-1) or not at all ('svn log' stores every revision's revprops and
+   reads none back).  So when the process's membuffer MEMBUFFER is
+   larger than svn_fs_fs__short_term_bytes() allows, they go to a
+   process-wide membuffer of that size, made at the first call and kept
+   to the end of the process: a larger membuffer only makes each store
+   touch fresh memory.  The values admitted on a repeated miss
+   (node-revs, changed-path lists, index pages) stay in MEMBUFFER, which
+   is returned as well when it is small enough, and NULL when it is NULL
+   (caching off).  Not owned by the caller. */
+svn_membuffer_t *
+svn_fs_fs__short_term_membuffer(svn_membuffer_t *membuffer,
+                                apr_pool_t *scratch_pool);
+
+/* The size of the short-term membuffer for a configured cache of
+   CONFIGURED bytes; 0 when the short-term values share that cache. */
+apr_uint64_t
+svn_fs_fs__short_term_bytes(apr_uint64_t configured);
+
 /* Create a membuffer cache in MEMBUFFER with key length KLEN and the
    given serialiser pair; *CACHE is left NULL when MEMBUFFER is NULL.
    NAME is appended to PREFIX to make the cache's key space. */

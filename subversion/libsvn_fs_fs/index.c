@@ -318,8 +318,10 @@ svn_fs_fs__index_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   const apr_uint32_t high = SVN_CACHE__MEMBUFFER_HIGH_PRIORITY;
+  svn_membuffer_t *short_term = svn_fs_fs__short_term_membuffer(
+                                  membuffer, scratch_pool);
 
-  SVN_ERR(svn_fs_fs__make_cache(&ffd->l2p_header_cache, membuffer,
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->l2p_header_cache, short_term,
                                 serialize_l2p_header, deserialize_l2p_header,
                                 sizeof(index_key_t), prefix, "L2P_HEADER",
                                 high, result_pool, scratch_pool));
@@ -327,7 +329,7 @@ svn_fs_fs__index_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                 serialize_l2p_page, deserialize_flat,
                                 sizeof(index_key_t), prefix, "L2P_PAGE",
                                 high, result_pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__make_cache(&ffd->p2l_header_cache, membuffer,
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->p2l_header_cache, short_term,
                                 serialize_p2l_header, deserialize_p2l_header,
                                 sizeof(index_key_t), prefix, "P2L_HEADER",
                                 high, result_pool, scratch_pool));

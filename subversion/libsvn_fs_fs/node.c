@@ -23,6 +23,7 @@
 #include "corrupt.h"
 #include "dirent_codec.h"
 #include "hashdump.h"
+#include "heapbuf.h"
 #include "id.h"
 #include "index.h"
 #include "node.h"
@@ -238,8 +239,10 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
 
 typedef struct kind_memo_t
 {
-  apr_uint64_t *slots;           /* (rev << 33 | item << 2 | kind), 0 */
+  apr_uint64_t *slots;           /* (rev << 33 | item << 2 | kind), 0;
+                                    NULL until the first note          */
   apr_size_t mask;
+  apr_pool_t *pool;              /* whose cleanup unmaps SLOTS         */
 } kind_memo_t;
 
 /* Counter for tests: kinds answered from the memo. */
@@ -253,7 +256,7 @@ kind_slot(apr_uint64_t *word, kind_memo_t *memo, svn_revnum_t rev,
 {
   apr_uint64_t h;
 
-  if (!memo || rev < 0 || rev >= (APR_INT64_C(1) << 31)
+  if (!memo || !memo->slots || rev < 0 || rev >= (APR_INT64_C(1) << 31)
       || item >= (APR_UINT64_C(1) << 31))
     return NULL;
   *word = ((apr_uint64_t)rev << 33) | (item << 2);
@@ -262,15 +265,47 @@ kind_slot(apr_uint64_t *word, kind_memo_t *memo, svn_revnum_t rev,
   return &memo->slots[(h ^ (h >> 32)) & memo->mask];
 }
 
+/* apr cleanup: unmap the slots of the kind_memo_t BATON. */
+static apr_status_t
+kind_memo_unmap(void *baton)
+{
+  kind_memo_t *memo = baton;
+
+  svn_fs_fs__pages_free(memo->slots, (memo->mask + 1) * sizeof(*memo->slots));
+  memo->slots = NULL;
+  return APR_SUCCESS;
+}
+
+/* Give MEMO its slots, sized for the configured membuffer.  Mapped, not
+   allocated: only the slots written take memory, and an open that reads
+   no node-rev (svnlook youngest, a hook's first question) touches none.
+   Zeroed from a pool at open, the table cost every open 16 page faults
+   with the default cache and 128 with -M 1024, 1-2 ms of CPU. */
+static void
+kind_memo_map(kind_memo_t *memo)
+{
+  apr_uint64_t want = svn_cache_config_get()->cache_size / KIND_MEMO_SHARE;
+  apr_size_t slots = KIND_MEMO_MIN;
+
+  while (slots < KIND_MEMO_MAX && slots * 2 <= want)
+    slots *= 2;
+  memo->slots = svn_fs_fs__pages_alloc(slots * sizeof(*memo->slots));
+  memo->mask = slots - 1;
+  apr_pool_cleanup_register(memo->pool, memo, kind_memo_unmap,
+                            apr_pool_cleanup_null);
+}
+
 /* Remember that committed node-rev ID has KIND. */
 static void
 kind_memo_note(svn_fs_t *fs, const svn_fs_fs__id_t *id, svn_node_kind_t kind)
 {
+  kind_memo_t *memo = SVN_FS_FS__DATA(fs)->kind_memo;
   apr_uint64_t word;
-  apr_uint64_t *slot = kind_slot(&word, SVN_FS_FS__DATA(fs)->kind_memo,
-                                 id->rev_item.revision,
-                                 id->rev_item.number);
+  apr_uint64_t *slot;
 
+  if (memo && !memo->slots)
+    kind_memo_map(memo);
+  slot = kind_slot(&word, memo, id->rev_item.revision, id->rev_item.number);
   if (slot && (kind == svn_node_file || kind == svn_node_dir))
     *slot = word | (apr_uint64_t)kind;
 }
@@ -293,18 +328,13 @@ kind_memo_get(svn_node_kind_t *kind, svn_fs_t *fs, const svn_fs_fs__id_t *id)
   return TRUE;
 }
 
-/* A kind memo sized for the configured membuffer, in POOL. */
+/* An empty kind memo in POOL; its slots come with the first note. */
 static kind_memo_t *
 kind_memo_create(apr_pool_t *pool)
 {
   kind_memo_t *memo = apr_pcalloc(pool, sizeof(*memo));
-  apr_uint64_t want = svn_cache_config_get()->cache_size / KIND_MEMO_SHARE;
-  apr_size_t slots = KIND_MEMO_MIN;
 
-  while (slots < KIND_MEMO_MAX && slots * 2 <= want)
-    slots *= 2;
-  memo->slots = apr_pcalloc(pool, slots * sizeof(*memo->slots));
-  memo->mask = slots - 1;
+  memo->pool = pool;
   return memo;
 }
 
@@ -1771,6 +1801,8 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
   apr_ssize_t pair = sizeof(svn_fs_fs__pair_cache_key_t);
+  svn_membuffer_t *short_term = svn_fs_fs__short_term_membuffer(
+                                  membuffer, scratch_pool);
 
   SVN_ERR(svn_fs_fs__make_cache(&ffd->rev_root_id_cache, membuffer,
                                 svn_fs_fs__id_serialize,
@@ -1785,7 +1817,7 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                 pair, prefix, "nodes:noderev",
                                 SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
                                 result_pool, scratch_pool));
-  SVN_ERR(svn_fs_fs__make_cache(&ffd->dir_cache, membuffer,
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->dir_cache, short_term,
                                 svn_fs_fs__dirents_serialize,
                                 svn_fs_fs__dirents_deserialize,
                                 pair, prefix, "nodes:dir",
@@ -1806,7 +1838,7 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
         recent->asked[i].revision = SVN_INVALID_REVNUM;
       ffd->recent_dir = recent;
     }
-  SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, membuffer,
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->properties_cache, short_term,
                                 svn_fs_fs__props_serialize,
                                 svn_fs_fs__props_deserialize,
                                 pair, prefix, "nodes:props",

@@ -2738,7 +2738,9 @@ svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 
   ffd->fulltext_cache = NULL;
   if (svn_fs_fs__cache_fulltexts_enabled(fs))
-    SVN_ERR(svn_fs_fs__make_cache(&ffd->fulltext_cache, membuffer,
+    SVN_ERR(svn_fs_fs__make_cache(&ffd->fulltext_cache,
+                                  svn_fs_fs__short_term_membuffer(
+                                    membuffer, scratch_pool),
                                   serialize_fulltext, deserialize_fulltext,
                                   sizeof(svn_fs_fs__pair_cache_key_t),
                                   prefix, "TEXT",

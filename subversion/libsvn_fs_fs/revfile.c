@@ -1688,7 +1688,8 @@ svn_fs_fs__revfile_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
             sizeof(svn_fs_fs__pair_cache_key_t), prefix, "MANIFEST",
             SVN_CACHE__MEMBUFFER_HIGH_PRIORITY, result_pool, scratch_pool));
   return svn_error_trace(svn_fs_fs__make_cache(
-           &SVN_FS_FS__DATA(fs)->revfile_image_cache, membuffer,
+           &SVN_FS_FS__DATA(fs)->revfile_image_cache,
+           svn_fs_fs__short_term_membuffer(membuffer, scratch_pool),
            serialize_image, deserialize_image,
            sizeof(svn_fs_fs__pair_cache_key_t), prefix, "REVIMAGE",
            SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY, result_pool,

@@ -4,7 +4,12 @@
  * and svn_cache__set, counts calls and hits per (operation, return
  * address), and at exit writes one line per site to $CACHE_CALLS_OUT:
  *
- *   get|getp|set CALLS HITS FILE OFFSET
+ *   get|getp|set CALLS HITS FILE OFFSET BYTES
+ *
+ * BYTES is what the stores of a set site added to the membuffer's data
+ * (its used bytes after the store minus before, from svn_cache__get_info;
+ * a store that evicts adds less), with CACHE_CALLS_BYTES=1 only, since
+ * asking walks every segment of the membuffer; 0 otherwise.
  *
  * FILE and OFFSET name the calling object and the return address within
  * it, for addr2line.  Benchmark helper, not built by make:
@@ -22,6 +27,16 @@ typedef void *(*get_partial_fn)(void **, svn_flag_t *, void *, const void *,
                                 void *, void *, void *);
 typedef void *(*set_fn)(void *, const void *, void *, void *);
 
+/* libsvn_subr's svn_cache__info_t (private/svn_cache.h, 1.14). */
+typedef struct cache_info_t
+{
+  const char *id;
+  unsigned long long gets, hits, sets, failures, used_size, data_size;
+  unsigned long long total_size, used_entries, total_entries;
+  unsigned long long histogram[32];
+} cache_info_t;
+typedef void *(*info_fn)(void *, cache_info_t *, svn_flag_t, void *);
+
 #define MAX_SITES 256
 
 typedef struct site_t
@@ -29,6 +44,7 @@ typedef struct site_t
   const char *op;
   void *ret;
   unsigned long calls, hits;
+  long long bytes;
 } site_t;
 
 static site_t sites[MAX_SITES];
@@ -89,11 +105,28 @@ void *
 svn_cache__set(void *cache, const void *key, void *value, void *pool)
 {
   static set_fn real;
+  static info_fn info;
+  static int measure = -1;
+  site_t *s = site_of("set", __builtin_return_address(0));
+  cache_info_t before, after;
+  void *err;
 
   if (!real)
     real = (set_fn)dlsym(RTLD_NEXT, "svn_cache__set");
-  site_of("set", __builtin_return_address(0))->calls++;
-  return real(cache, key, value, pool);
+  if (measure < 0)
+    {
+      const char *env = getenv("CACHE_CALLS_BYTES");
+
+      info = (info_fn)dlsym(RTLD_NEXT, "svn_cache__get_info");
+      measure = info && env && *env == '1';
+    }
+  s->calls++;
+  if (!measure || info(cache, &before, 0, pool))
+    return real(cache, key, value, pool);
+  err = real(cache, key, value, pool);
+  if (!info(cache, &after, 0, pool))
+    s->bytes += (long long)after.used_size - (long long)before.used_size;
+  return err;
 }
 
 __attribute__((destructor)) static void
@@ -110,10 +143,10 @@ report(void)
       Dl_info info;
 
       if (dladdr(sites[i].ret, &info) && info.dli_fname)
-        fprintf(out, "%s %lu %lu %s %#lx\n", sites[i].op, sites[i].calls,
-                sites[i].hits, info.dli_fname,
+        fprintf(out, "%s %lu %lu %s %#lx %lld\n", sites[i].op,
+                sites[i].calls, sites[i].hits, info.dli_fname,
                 (unsigned long)((char *)sites[i].ret
-                                - (char *)info.dli_fbase));
+                                - (char *)info.dli_fbase), sites[i].bytes);
     }
   fclose(out);
 }

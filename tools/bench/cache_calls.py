@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # cache_calls.py -- membuffer lookups and stores per call site of one run:
 #
-#   tools/bench/cache_calls.py MODDIR -- CMD...
+#   tools/bench/cache_calls.py [--bytes] MODDIR -- CMD...
 #
 # Runs CMD once with LD_LIBRARY_PATH=MODDIR and cache_calls.so preloaded
 # (built next to this script on first use), then prints per call site:
 # operation (get, getp = get_partial, set), calls, hits and the calling
-# function as addr2line names it.  Counts, not time: the benchmark that
+# function as addr2line names it, and with --bytes the bytes each set
+# site added to the membuffer (slower: every store then asks the
+# membuffer for its fill before and after).  Counts, not time: the benchmark that
 # says what each lookup avoided or cost is rss_cpu.py.
 import os
 import subprocess
@@ -36,18 +38,22 @@ def function_at(path, offset):
 
 def main():
     sep = sys.argv.index('--')
-    moddir, cmd = sys.argv[1], sys.argv[sep + 1:]
+    opts, cmd = sys.argv[1:sep], sys.argv[sep + 1:]
+    want_bytes = '--bytes' in opts
+    moddir = [o for o in opts if o != '--bytes'][0]
     with tempfile.NamedTemporaryFile(suffix='.txt') as out:
         env = dict(os.environ, LD_LIBRARY_PATH=moddir, LD_PRELOAD=shim(),
-                   CACHE_CALLS_OUT=out.name)
+                   CACHE_CALLS_OUT=out.name,
+                   CACHE_CALLS_BYTES='1' if want_bytes else '0')
         subprocess.run(cmd, stdout=subprocess.DEVNULL, env=env, check=False)
         rows = [line.split() for line in open(out.name) if line.strip()]
     rows.sort(key=lambda r: -int(r[1]))
-    print('%-4s %10s %10s  %s' % ('op', 'calls', 'hits', 'site'))
-    for op, calls, hits, path, offset in rows:
-        print('%-4s %10s %10s  %s (%s)' % (op, calls, hits,
-                                          function_at(path, offset),
-                                          os.path.basename(path)))
+    print('%-4s %10s %10s %12s  %s' % ('op', 'calls', 'hits', 'bytes',
+                                       'site'))
+    for op, calls, hits, path, offset, nbytes in rows:
+        print('%-4s %10s %10s %12s  %s (%s)'
+              % (op, calls, hits, nbytes if op == 'set' else '',
+                 function_at(path, offset), os.path.basename(path)))
 
 
 if __name__ == '__main__':

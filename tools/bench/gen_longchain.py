@@ -6,7 +6,12 @@ few thousand small files that change now and then.
 
     gen_longchain.py [--revs 3000] [--files 3000] [--big-kb 800]
                      [--edit-ratio 0.7] [--small-lines 60]
-                     [--small-edits 3] [--seed 1] > long.dump
+                     [--small-edits 3] [--prepend] [--seed 1] > long.dump
+
+--prepend makes the large file a ChangeLog: each commit that edits it
+puts 2-6 new lines at its top (a dated header and a few entries), so
+the file only grows and every byte of it moves in each of its versions;
+without it, edits change, insert or delete lines anywhere.
     svnadmin create --compatible-version=1.9 REPO
     gen_longchain.py | svnadmin load -q REPO
 
@@ -90,6 +95,15 @@ def edit(rng, lines, n):
             del lines[at]
 
 
+def prepend(rng, lines, rev, date):
+    """A ChangeLog entry on top: a header and 1-5 indented lines."""
+    entry = ["%s  %s" % (date[:10], rng.choice(("alice", "bob", "carol",
+                                                  "dave")))]
+    entry += ["\t* r%d: %s" % (rev, line(rng))
+              for _ in range(rng.randint(1, 5))]
+    lines[0:0] = entry
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--revs", type=int, default=3000)
@@ -100,6 +114,8 @@ def main():
                     help="small files get 5..N lines")
     ap.add_argument("--small-edits", type=int, default=3,
                     help="each revision edits 0..N small files")
+    ap.add_argument("--prepend", action="store_true",
+                    help="edits of the large file prepend a ChangeLog entry")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -139,7 +155,10 @@ def main():
         d.revision(rev, rng.choice(("alice", "bob", "carol", "dave")),
                    date(rev), "change %d: %s" % (rev, line(rng)))
         if rng.random() < args.edit_ratio:
-            edit(rng, big, rng.randint(1, 8))
+            if args.prepend:
+                prepend(rng, big, rev, date(rev))
+            else:
+                edit(rng, big, rng.randint(1, 8))
             d.node("trunk/big.txt", "file", "change", text_of(big))
         for path in rng.sample(paths, rng.randint(0, args.small_edits)):
             edit(rng, small[path], rng.randint(1, 3))
