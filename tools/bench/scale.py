@@ -14,19 +14,24 @@ fsfs7 (`svnadmin create`, then `svnadmin load --no-flush-to-disk`), into
 CACHE/repos/SHAPE-SIZE-VARIANT (variant f7 = `--compatible-version 1.9`,
 f8 = the default format 8; a trailing p = a packed copy); sharded 1000
 (the default).  Each is checked with the stock `svnadmin verify`: the
-whole history up to --full-verify-max revisions, above that `-r HEAD`
-plus the sampled range of the 1000 revisions before it (the table says
-which).  Build times go to CACHE/build.tsv and into the output.
+whole history up to --full-verify-max revisions, above that the first
+1000 revisions and the last 1000 up to HEAD (the output says which).
+An interrupted build resumes after the youngest revision it loaded.
+Build times go to CACHE/build.tsv and into the output.
 
 Measurements run on hard-linked working copies of the cached
 repositories (immutable revision files shared, every other file copied),
 so the cache is never changed.  For each trial the two modules alternate
 (stock first in even trials); each figure is the minimum over the
 trials of the wall time, the CPU time (user + sys) and the peak RSS
-(wait4's ru_maxrss) of the one process.  stock = /usr/lib's module (no
-LD_LIBRARY_PATH), fsfs7 = the module in FSFS7_MODULE_DIR (default: this
-tree's subversion/libsvn_fs_fs/.libs), checked to be the one the loader
-resolves before anything is measured.
+(wait4's ru_maxrss) of the one process.  stock = Debian's module,
+fsfs7 = the module in FSFS7_MODULE_DIR (default: this tree's
+subversion/libsvn_fs_fs/.libs), both copied into WORK first (a rebuild
+during a run cannot mix two builds; both through LD_LIBRARY_PATH, so
+the loader searches alike), fsfs7's checked to be the one the loader
+resolves before anything is measured.  --syscalls
+adds a pass counting each light operation's system calls (strace -f -c),
+a figure the machine's load does not move.
 
 Operations (those a shape has):
   youngest     svnlook youngest (open + youngest)
@@ -91,11 +96,19 @@ def log(msg):
 
 # -- environments ------------------------------------------------------------
 
-def module_env(module, moddir):
+STOCK_MODULE = "/usr/lib/x86_64-linux-gnu/libsvn_fs_fs-1.so.1"
+
+
+def module_env(module, moddir, stockdir=None):
+    """Environment running MODULE: fsfs7's from MODDIR; stock's from
+    STOCKDIR, a copy of Debian's, so that the loader makes the same
+    search for both (doc/benchmarks.md, Method), or from /usr/lib."""
     env = dict(os.environ, LC_ALL="C")
     env.pop("LD_LIBRARY_PATH", None)
     if module == "fsfs7":
         env["LD_LIBRARY_PATH"] = moddir
+    elif stockdir:
+        env["LD_LIBRARY_PATH"] = stockdir
     return env
 
 
@@ -114,8 +127,24 @@ def check_module(moddir):
     sys.exit("scale: libsvn_fs_fs not found by ldd")
 
 
+COUNT = {"on": False, "file": None}
+
+
+def syscall_total(path):
+    """Number of system calls in an `strace -c` summary."""
+    for line in open(path):
+        f = line.split()
+        if f and f[-1] == "total":
+            return int(f[3])
+    raise RuntimeError("no total in " + path)
+
+
 def measure(argv, env, stdin=None, cwd=None):
-    """Run ARGV; return (wall s, cpu s, peak RSS MB); raise on failure."""
+    """Run ARGV; return (wall s, cpu s, peak RSS MB); raise on failure.
+    In the counting pass (COUNT["on"]) return (system calls,) instead,
+    counted by `strace -f -c` over the process and its children."""
+    if COUNT["on"]:
+        argv = ["strace", "-f", "-c", "-o", COUNT["file"]] + argv
     fin = open(stdin, "rb") if stdin else subprocess.DEVNULL
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, env=env, stdin=fin, cwd=cwd,
@@ -129,6 +158,8 @@ def measure(argv, env, stdin=None, cwd=None):
     if p.returncode != 0:
         raise RuntimeError("%s: exit %d: %s" % (" ".join(argv), p.returncode,
                                                 err.decode(errors="replace")))
+    if COUNT["on"]:
+        return (syscall_total(COUNT["file"]),)
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
 
 
@@ -262,8 +293,12 @@ def link_copy(src, dst):
 class Bench:
     def __init__(self, args, moddir):
         self.args = args
-        self.envs = {m: module_env(m, moddir) for m in MODULES}
-        self.work = os.path.join(args.cache, "work")
+        stockdir = os.path.join(args.work, "stock-module")
+        os.makedirs(stockdir, exist_ok=True)
+        shutil.copy2(os.path.realpath(STOCK_MODULE),
+                     os.path.join(stockdir, "libsvn_fs_fs-1.so.1"))
+        self.envs = {m: module_env(m, moddir, stockdir) for m in MODULES}
+        self.work = args.work
         os.makedirs(self.work, exist_ok=True)
         self.small = os.path.join(self.work, "small.txt")
         with open(self.small, "w") as f:
@@ -382,7 +417,26 @@ class Bench:
                         min(a, b) for a, b in zip(old, r))
                 log("%s-%d-%s trial %d %s done" % (shape, size, variant,
                                                    t + 1, m))
+        if self.args.syscalls:
+            self.count_pass(shape, ctx, mine, best)
         return {"%s|%s" % k: v for k, v in best.items()}
+
+    def count_pass(self, shape, ctx, mine, best):
+        """One more run of each light operation per module under strace;
+        the count joins the timing as a fourth figure."""
+        COUNT.update(on=True, file=os.path.join(self.work, "strace.txt"))
+        try:
+            for m in MODULES:
+                ctx["repo"] = mine
+                for op in OPS[shape]:
+                    if (self.args.ops and op not in self.args.ops) or \
+                       op in HEAVY:
+                        continue
+                    r = self.one(op, m, ctx)
+                    if r is not None:
+                        best[(op, m)] = tuple(best.get((op, m), ())[:3]) + r
+        finally:
+            COUNT["on"] = False
 
 
 # -- the report --------------------------------------------------------------
@@ -395,9 +449,9 @@ def table(shape, variant, sizes, results):
     """Markdown table of one shape and variant over its sizes."""
     rows = ["| operation | size | stock s | fsfs7 s | stock/fsfs7 "
             "| stock cpu s | fsfs7 cpu s | stock MB | fsfs7 MB "
-            "| growth stock | growth fsfs7 |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    base = None
+            "| growth stock | growth fsfs7 | stock calls | fsfs7 calls |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+            "|---:|---:|"]
     for op in OPS[shape]:
         first = None
         for size in sizes:
@@ -407,13 +461,14 @@ def table(shape, variant, sizes, results):
                 continue
             if first is None:
                 first = (s, f)
+            calls = tuple(str(x[3]) if len(x) > 3 else "" for x in (s, f))
             rows.append("| %s | %d | %s | %s | %.2f | %s | %s | %.0f | %.0f "
-                        "| %.2f | %.2f |" % (
-                            op, size, fmt_s(s[0]), fmt_s(f[0]),
-                            s[0] / max(f[0], 1e-6), fmt_s(s[1]), fmt_s(f[1]),
-                            s[2], f[2], s[0] / max(first[0][0], 1e-6),
-                            f[0] / max(first[1][0], 1e-6)))
-    del base
+                        "| %.2f | %.2f | %s | %s |" % (
+                            (op, size, fmt_s(s[0]), fmt_s(f[0]),
+                             s[0] / max(f[0], 1e-6), fmt_s(s[1]),
+                             fmt_s(f[1]), s[2], f[2],
+                             s[0] / max(first[0][0], 1e-6),
+                             f[0] / max(first[1][0], 1e-6)) + calls))
     return "\n".join(rows)
 
 
@@ -428,6 +483,10 @@ def main():
                     help="SHAPE=N,N,... (defaults: %s)" % DEFAULT_SIZES)
     ap.add_argument("--variants", default="f7,f8,f7p,f8p")
     ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--syscalls", action="store_true",
+                    help="also count each light operation's system calls "
+                         "(strace -f -c), a figure the machine's load "
+                         "does not change")
     ap.add_argument("--heavy-trials", type=int,
                     help="trials of %s (default: --trials)" % (HEAVY,))
     ap.add_argument("--ops", default="",
@@ -436,6 +495,13 @@ def main():
     ap.add_argument("--full-verify-max", type=int, default=20000)
     ap.add_argument("--out", help="also write the markdown here")
     ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--work", help="scratch directory (default CACHE/work; "
+                    "give two runs at once different ones)")
+    ap.add_argument("--results", help="JSON file the figures go to and "
+                    "accumulate in (default CACHE/results.json); with "
+                    "--report-only, a comma list to merge")
+    ap.add_argument("--report-only", action="store_true",
+                    help="print the tables of --results, measure nothing")
     ap.add_argument("--module-dir", default=os.environ.get(
         "FSFS7_MODULE_DIR",
         os.path.join(TOP, "subversion", "libsvn_fs_fs", ".libs")))
@@ -450,7 +516,23 @@ def main():
         sizes[k] = [int(x) for x in v.split(",")]
     shapes = args.shapes.split(",")
     wanted = args.variants.split(",")
-    moddir = os.path.abspath(args.module_dir)
+    args.work = os.path.abspath(args.work or os.path.join(args.cache, "work"))
+    args.results = args.results or os.path.join(args.cache, "results.json")
+    if args.report_only:
+        results = {}
+        for f in args.results.split(","):
+            for k, v in json.load(open(f)).items():
+                results.setdefault(k, {}).update(v)
+        sys.stdout.write(report(args, shapes, wanted, sizes, results, {}))
+        return
+    # Measure a snapshot of the module: a rebuild during a run must not
+    # mix two builds into one table.
+    os.makedirs(args.work, exist_ok=True)
+    snap = os.path.join(args.work, "module")
+    os.makedirs(snap, exist_ok=True)
+    shutil.copy2(os.path.join(os.path.abspath(args.module_dir),
+                              "libsvn_fs_fs-1.so.1"), snap)
+    moddir = snap
     check_module(moddir)
     env7 = module_env("fsfs7", moddir)
     envs = module_env("stock", moddir)
@@ -471,16 +553,30 @@ def main():
         return
 
     bench = Bench(args, moddir)
-    store = os.path.join(args.cache, "results.json")
+    store = args.results
     results = json.load(open(store)) if os.path.exists(store) else {}
     for shape in shapes:
         for variant in variants_of(shape, wanted):
             for size in sizes[shape]:
                 key = "%s-%d-%s" % (shape, size, variant)
-                results[key] = bench.repo(shape, size, variant)
+                res = bench.repo(shape, size, variant)
+                old = results.setdefault(key, {})
+                for k, v in res.items():
+                    # a counting pass alone (--trials 0) keeps the times
+                    old[k] = (old[k][:3] + list(v)
+                              if args.trials == 0 and k in old else list(v))
                 with open(store, "w") as f:
                     json.dump(results, f, indent=1)
 
+    text = report(args, shapes, wanted, sizes, results, verified)
+    sys.stdout.write(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+def report(args, shapes, wanted, sizes, results, verified):
+    """The markdown of every table of SHAPES."""
     load = os.getloadavg()
     out = ["Load average at the end: %.1f %.1f %.1f on %d cores; min of %d "
            "trials (%s: %d), modules alternating."
@@ -493,11 +589,7 @@ def main():
     out += ["Stock verify of the repositories measured:", ""]
     out += ["- %s: %s" % (os.path.basename(k), v)
             for k, v in sorted(verified.items())]
-    text = "\n".join(out) + "\n"
-    sys.stdout.write(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+    return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":
