@@ -205,6 +205,12 @@ def build_base(cache, shape, size, fmt, env7):
         # go on after the youngest one
         first = int(open(os.path.join(tmp, "db", "current")).read()) + 1
         log("%s: resuming at r%d" % (name, first))
+        # the revision the interruption cut short left its transaction
+        txns = subprocess.run(["svnadmin", "lstxns", tmp], env=env7,
+                              capture_output=True, text=True,
+                              check=True).stdout.split()
+        if txns:
+            run(["svnadmin", "rmtxns", "-q", tmp] + txns, env7)
     else:
         shutil.rmtree(tmp, ignore_errors=True)
         create = ["svnadmin", "create", tmp]
@@ -446,10 +452,12 @@ def fmt_s(x):
 
 
 def table(shape, variant, sizes, results):
-    """Markdown table of one shape and variant over its sizes."""
-    rows = ["| operation | size | stock s | fsfs7 s | stock/fsfs7 "
-            "| stock cpu s | fsfs7 cpu s | stock MB | fsfs7 MB "
-            "| growth stock | growth fsfs7 | stock calls | fsfs7 calls |",
+    """Markdown table of one shape and variant over its sizes.  Ratios
+    and growth are of CPU time (user + sys), steadier than wall time on
+    a shared machine; growth is against the smallest size measured."""
+    rows = ["| operation | size | stock s | fsfs7 s | stock cpu s "
+            "| fsfs7 cpu s | stock/fsfs7 cpu | growth stock | growth fsfs7 "
+            "| stock MB | fsfs7 MB | stock calls | fsfs7 calls |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
             "|---:|---:|"]
     for op in OPS[shape]:
@@ -457,18 +465,19 @@ def table(shape, variant, sizes, results):
         for size in sizes:
             res = results.get("%s-%d-%s" % (shape, size, variant), {})
             s, f = res.get(op + "|stock"), res.get(op + "|fsfs7")
-            if not s or not f:
+            if not s or not f or len(s) < 3 or len(f) < 3:
                 continue
             if first is None:
                 first = (s, f)
             calls = tuple(str(x[3]) if len(x) > 3 else "" for x in (s, f))
-            rows.append("| %s | %d | %s | %s | %.2f | %s | %s | %.0f | %.0f "
-                        "| %.2f | %.2f | %s | %s |" % (
+            rows.append("| %s | %d | %s | %s | %s | %s | %.2f | %.2f | %.2f "
+                        "| %.0f | %.0f | %s | %s |" % (
                             (op, size, fmt_s(s[0]), fmt_s(f[0]),
-                             s[0] / max(f[0], 1e-6), fmt_s(s[1]),
-                             fmt_s(f[1]), s[2], f[2],
-                             s[0] / max(first[0][0], 1e-6),
-                             f[0] / max(first[1][0], 1e-6)) + calls))
+                             fmt_s(s[1]), fmt_s(f[1]),
+                             s[1] / max(f[1], 1e-6),
+                             s[1] / max(first[0][1], 1e-6),
+                             f[1] / max(first[1][1], 1e-6),
+                             s[2], f[2]) + calls))
     return "\n".join(rows)
 
 
