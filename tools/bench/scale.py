@@ -43,7 +43,8 @@ Operations (those a shape has):
   cat          svn cat of a file at HEAD
   list         svn list of a directory at HEAD (width: /big)
   checkout     svn checkout of a small subtree
-  verify-head  svnadmin verify -r HEAD
+  verify-head  svnadmin verify -r N, N the history's youngest revision
+               (not the commits the benchmark adds)
   hotcopy-inc  svnadmin hotcopy --incremental onto a copy one commit behind
   load-1000    svnadmin load --no-flush-to-disk of the next 1000 revisions
                (gen_scale.py --first SIZE+1), into a fresh copy
@@ -352,8 +353,9 @@ class Bench:
             shutil.rmtree(wc)
             return r
         if op == "verify-head":
-            return measure(["svnadmin", "verify", "-q", "-r", "HEAD", repo],
-                           env)
+            # the history's youngest, whatever the commits measured added
+            return measure(["svnadmin", "verify", "-q", "-r",
+                            str(youngest_of(shape, ctx["size"])), repo], env)
         if op == "hotcopy-inc":
             dst = ctx["hotcopy"]
             run(self.commit_argv(repo, tg["commit"]), env)
@@ -388,7 +390,8 @@ class Bench:
                                               "p" if packed else ""))
         mine = os.path.join(self.work, "repo")
         link_copy(cached, mine)
-        ctx = {"shape": shape, "cached": cached, "packed": packed}
+        ctx = {"shape": shape, "size": size, "cached": cached,
+               "packed": packed}
         if shape == "wide":
             ctx["next"] = os.path.join(self.work, "wide-%d.dump" % size)
             with open(ctx["next"], "wb") as f:
