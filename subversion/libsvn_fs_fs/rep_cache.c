@@ -5,7 +5,7 @@
  *   svn_fs_fs__rep_cache_get  -> open_db (no create) -> lookup_row
  *   svn_fs_fs__rep_cache_add  -> open_db (create, schema) -> insert_row*
  *   svn_fs_fs__rep_cache_match -> svn_fs_fs__rep_contents_stream
- *   svn_fs_fs__rep_cache_walk -> open_db (no create) -> MAX, then the rows
+ *   svn_fs_fs__rep_cache_walk -> open_db (no create) -> one scan of the rows
  *
  * One sqlite3 connection per svn_fs_t, kept as user data of FS->pool and
  * closed by that pool's cleanup.  Rows are only ever added here; rows
@@ -480,27 +480,12 @@ svn_fs_fs__rep_cache_walk(svn_boolean_t *exists, svn_revnum_t *max_revision,
   if (!db)
     return SVN_NO_ERROR;
   *exists = TRUE;
-  rc = sqlite3_prepare_v2(db, "SELECT MAX(revision) FROM rep_cache", -1,
-                          &stmt, NULL);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_step(stmt);
-  if (rc == SQLITE_ROW)
-    {
-      if (sqlite3_column_type(stmt, 0) != SQLITE_NULL)
-        *max_revision = (svn_revnum_t)sqlite3_column_int64(stmt, 0);
-      rc = SQLITE_OK;
-    }
-  sqlite3_finalize(stmt);
-  stmt = NULL;
-  if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2(db, "SELECT revision, offset, size, "
-                            "expanded_size FROM rep_cache WHERE revision "
-                            "BETWEEN ?1 AND ?2",
-                            -1, &stmt, NULL);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_bind_int64(stmt, 1, start);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_bind_int64(stmt, 2, end);
+  /* The table has no index on revision: MAX(revision) and a WHERE on the
+     range would each read every page.  One scan of every row gives both,
+     in the table's order, so the walk reads the table once however long
+     the history (stock reads it twice). */
+  rc = sqlite3_prepare_v2(db, "SELECT revision, offset, size, "
+                          "expanded_size FROM rep_cache", -1, &stmt, NULL);
   iterpool = svn_pool_create(scratch_pool);
   while (rc == SQLITE_OK && !err)
     {
@@ -510,8 +495,13 @@ svn_fs_fs__rep_cache_walk(svn_boolean_t *exists, svn_revnum_t *max_revision,
       if (rc != SQLITE_ROW)
         break;
       rc = SQLITE_OK;
-      svn_pool_clear(iterpool);
       row_to_rep(&rep, stmt);
+      if (!SVN_IS_VALID_REVNUM(*max_revision)
+          || rep.revision > *max_revision)
+        *max_revision = rep.revision;
+      if (rep.revision < start || rep.revision > end)
+        continue;
+      svn_pool_clear(iterpool);
       if (cancel_func)
         err = cancel_func(cancel_baton);
       if (!err)

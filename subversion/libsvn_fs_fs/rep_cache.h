@@ -52,8 +52,9 @@ typedef svn_error_t *
    names (SVN_INVALID_REVNUM for an empty table); FUNC is called for the
    rows naming a revision in [START, END], in the table's own order (the
    order stock's verify meets them: by SHA-1 in a format-2 table, by
-   insertion in a format-1 one), and its first error ends the walk.  Reads the table even when rep-sharing is
-   off (the caller decides). */
+   insertion in a format-1 one), and its first error ends the walk (and
+   is returned; *MAX_REVISION is then incomplete).  Reads every page of
+   the table once, even when rep-sharing is off (the caller decides). */
 svn_error_t *
 svn_fs_fs__rep_cache_walk(svn_boolean_t *exists, svn_revnum_t *max_revision,
                           svn_fs_t *fs, svn_revnum_t start, svn_revnum_t end,

@@ -331,8 +331,12 @@ copy_packed_shard(hotcopy_t *h, svn_revnum_t start, apr_pool_t *pool)
     h, plain_props ? svn_fs_fs__path_revprops_shard(src, start, pool)
                    : svn_fs_fs__path_revprops_pack_shard(src, start, pool));
 
-  SVN_ERR(sync_dir(&copied, h, src_of(h, revs, pool), dst_of(h, revs, pool),
-                   pool));
+  /* A shard the copy had packed already has its revision pack: pack
+     files are never rewritten, so only its revprops may need work. */
+  if (start + SVN_FS_FS__DATA(src)->max_files_per_dir > h->dst_min_unpacked
+      || !h->incremental)
+    SVN_ERR(sync_dir(&copied, h, src_of(h, revs, pool),
+                     dst_of(h, revs, pool), pool));
   SVN_ERR(sync_dir(&copied, h, src_of(h, props, pool), dst_of(h, props, pool),
                    pool));
   if (start == 0 && !plain_props)
@@ -403,17 +407,31 @@ drop_unpacked_shards(hotcopy_t *h, apr_pool_t *pool)
 }
 
 /* Copy the file at source PATH to the same place in the destination
-   (if missing or changed), creating its directory; set *COPIED if it
-   was copied. */
+   (if missing or changed); set *COPIED if it was copied.  With
+   NEW_SHARD, first make its directory unless the copy has it. */
 static svn_error_t *
 copy_rev_file(svn_boolean_t *copied, hotcopy_t *h, const char *path,
-              apr_pool_t *pool)
+              svn_boolean_t new_shard, apr_pool_t *pool)
 {
   const char *rel = relative(h, path);
 
-  SVN_ERR(ensure_dir(h, svn_relpath_dirname(rel, pool), pool));
+  if (new_shard)
+    SVN_ERR(ensure_dir(h, svn_relpath_dirname(rel, pool), pool));
   return svn_error_trace(copy_newer(copied, h, path, dst_of(h, rel, pool),
                                     pool));
+}
+
+/* Does the copy hold REV's revision file already?  Revision files never
+   change once written, and the copy's current named REV only after the
+   file was durable there (flush_dirty before write_dst "current"), so a
+   revision at most the copy's youngest and not in a shard it had packed
+   needs no look (HOTCOPY-3): an incremental copy then costs one revprop
+   comparison per older revision, not three lookups. */
+static svn_boolean_t
+copy_has_rev_file(const hotcopy_t *h, svn_revnum_t rev)
+{
+  return h->incremental && rev <= h->dst_youngest
+         && rev >= h->dst_min_unpacked;
 }
 
 /* Unpacked revisions up to the youngest; revisions the copy already has
@@ -423,22 +441,26 @@ static svn_error_t *
 copy_unpacked_revs(hotcopy_t *h, apr_pool_t *pool)
 {
   apr_pool_t *iterpool = svn_pool_create(pool);
+  svn_revnum_t first = SVN_FS_FS__DATA(h->src)->min_unpacked_rev;
+  int shard_size = SVN_FS_FS__DATA(h->src)->max_files_per_dir;
   svn_revnum_t rev;
 
-  for (rev = SVN_FS_FS__DATA(h->src)->min_unpacked_rev; rev <= h->youngest;
-       rev++)
+  for (rev = first; rev <= h->youngest; rev++)
     {
       svn_boolean_t copied = FALSE;
+      svn_boolean_t new_shard = rev == first
+                                || (shard_size && rev % shard_size == 0);
 
       svn_pool_clear(iterpool);
       if (h->cancel_func)
         SVN_ERR(h->cancel_func(h->cancel_baton));
-      SVN_ERR(copy_rev_file(&copied, h,
-                            svn_fs_fs__path_rev(h->src, rev, iterpool),
-                            iterpool));
+      if (new_shard || !copy_has_rev_file(h, rev))
+        SVN_ERR(copy_rev_file(&copied, h,
+                              svn_fs_fs__path_rev(h->src, rev, iterpool),
+                              new_shard, iterpool));
       SVN_ERR(copy_rev_file(&copied, h,
                             svn_fs_fs__path_revprops(h->src, rev, iterpool),
-                            iterpool));
+                            new_shard, iterpool));
       if (h->notify_func && (copied || rev > h->dst_youngest))
         h->notify_func(h->notify_baton, rev, rev, iterpool);
     }

@@ -260,6 +260,50 @@ class Hotcopy(unittest.TestCase):
                 verify_ok(self, mine, "ours' incremental copy")
                 self.assertEqual(dump_sha(mine), dump_sha(src))
 
+    def test_admin_hotcopy_incremental_looks_at_new_revisions_only(self):
+        """An incremental copy looks up the revision files of the new
+        revisions only: the ones the copy holds never change (HOTCOPY-3),
+        so its cost must not grow with the history.  Counted with strace:
+        the revision files looked up in source and copy are those of the
+        two new revisions (and one per shard), on an unpacked source of
+        shard size 4 (r0..r20) and on a packed one, whose revision packs
+        the copy already has are not looked at either."""
+        strace = shutil.which("strace")
+        if not strace:
+            if T.IN_CI:
+                self.fail("strace is needed to count the lookups")
+            self.skipTest("no strace")
+        for name, packed in (("f7", False), ("f7p", True)):
+            with self.subTest(variant=name):
+                src = small_repo("look-" + name, "1.9", 4, 20, packed)
+                mine = S.path("look-ours-" + name)
+                T.stock_ok("svnadmin", "hotcopy", src, mine)
+                load_range(src, 21, 22)
+                log = S.path("look-strace-" + name)
+                b = T.ours(strace, "-f", "-qq", "-o", log, "-e",
+                           "trace=openat,newfstatat,statx,stat,lstat",
+                           "svnadmin", "hotcopy",
+                           "--incremental", src, mine)
+                self.assertEqual(b.returncode, 0, T.describe(b))
+                looked = set()
+                for line in open(log, errors="replace"):
+                    # (libsvn_repos lists and stats every directory of
+                    # the source whichever module runs: not lookups of ours)
+                    m = re.search(r'"[^"]*/db/revs/([^"]*)"', line)
+                    if m and "O_DIRECTORY" not in line \
+                       and "S_IFDIR" not in line \
+                       and not m.group(1).endswith("-tmp"):
+                        looked.add(m.group(1))
+                # r21 and r22 (in shard 5), and each shard's directory
+                # and first revision once
+                want = {"5/21", "5/22", ""}
+                for shard in range(0 if not packed else 5, 6):
+                    want |= {"%d" % shard, "%d/%d" % (shard, 4 * shard)}
+                self.assertLessEqual(looked, want,
+                                     "looked up: %s" % sorted(looked))
+                self.assertTrue({"5/21", "5/22"} <= looked, sorted(looked))
+                self.assertEqual(dump_sha(mine), dump_sha(src))
+
     def test_admin_hotcopy_refusals(self):
         """Destinations both modules must refuse, with the same error."""
         # (All reference repositories share one UUID: the dump's.)

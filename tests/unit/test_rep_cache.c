@@ -396,6 +396,105 @@ test_add_busy(void **state)
   system(apr_psprintf(pool, "rm -rf %s", dir));
 }
 
+/* ---- the walk reads the table once ----------------------------------- */
+
+/* A default VFS that counts the reads of files named *rep-cache.db: the
+   real VFS opens the file, then its methods are used through a copy
+   whose xRead counts first. */
+static sqlite3_vfs counting_vfs;
+static sqlite3_io_methods counting_methods;
+static int (*real_read)(sqlite3_file *, void *, int, sqlite3_int64);
+static int (*real_open)(sqlite3_vfs *, const char *, sqlite3_file *, int,
+                        int *);
+static int rep_cache_reads;
+
+static int
+counting_read(sqlite3_file *f, void *buf, int amount, sqlite3_int64 offset)
+{
+  rep_cache_reads++;
+  return real_read(f, buf, amount, offset);
+}
+
+static int
+counting_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f,
+              int flags, int *out_flags)
+{
+  int rc = real_open(sqlite3_vfs_find("unix"), name, f, flags, out_flags);
+  size_t len = name ? strlen(name) : 0;
+
+  if (rc == SQLITE_OK && f->pMethods && len >= 12
+      && strcmp(name + len - 12, "rep-cache.db") == 0)
+    {
+      counting_methods = *f->pMethods;
+      real_read = f->pMethods->xRead;
+      counting_methods.xRead = counting_read;
+      f->pMethods = &counting_methods;
+    }
+  return rc;
+}
+
+static svn_error_t *
+count_row(void *baton, const svn_fs_fs__rep_t *rep, apr_pool_t *scratch_pool)
+{
+  (*(int *)baton)++;
+  return SVN_NO_ERROR;
+}
+
+/* svn_fs_fs__rep_cache_walk of one revision reads rep-cache.db no more
+   than one scan of its 3,000 rows does (the table has no index on
+   revision: the largest revision and the rows in the range come from the
+   same scan), and finds the rows and the largest revision. */
+static void
+test_walk_reads_table_once(void **state)
+{
+  svn_fs_t *fs;
+  const char *dir = make_repo(&fs, TRUE);
+  const char *db = svn_dirent_join(dir, "r/db/rep-cache.db", pool);
+  sqlite3 *conn;
+  sqlite3_stmt *stmt;
+  svn_boolean_t exists;
+  svn_revnum_t max;
+  int one_scan, rows = 0, i;
+
+  assert_int_equal(SQLITE_OK, sqlite3_open(db, &conn));
+  assert_int_equal(SQLITE_OK, sqlite3_exec(conn, "BEGIN", NULL, NULL, NULL));
+  for (i = 0; i < 3000; i++)
+    assert_int_equal(SQLITE_OK, sqlite3_exec(conn, apr_psprintf(
+      pool, "INSERT INTO rep_cache VALUES ('%040d', %d, 1, 10, 4)", i,
+      i == 2999 ? 1 : 0), NULL, NULL, NULL));
+  assert_int_equal(SQLITE_OK, sqlite3_exec(conn, "COMMIT", NULL, NULL, NULL));
+  sqlite3_close(conn);
+
+  counting_vfs = *sqlite3_vfs_find("unix");
+  real_open = counting_vfs.xOpen;
+  counting_vfs.xOpen = counting_open;
+  counting_vfs.zName = "fsfs7-test-counting";
+  assert_int_equal(SQLITE_OK, sqlite3_vfs_register(&counting_vfs, 1));
+  /* What one scan of the table costs. */
+  rep_cache_reads = 0;
+  assert_int_equal(SQLITE_OK, sqlite3_open(db, &conn));
+  assert_int_equal(SQLITE_OK, sqlite3_prepare_v2(
+    conn, "SELECT revision, offset FROM rep_cache", -1, &stmt, NULL));
+  while (sqlite3_step(stmt) == SQLITE_ROW)
+    ;
+  sqlite3_finalize(stmt);
+  sqlite3_close(conn);
+  one_scan = rep_cache_reads;
+  rep_cache_reads = 0;
+  assert_null(svn_fs_fs__rep_cache_walk(&exists, &max, fs, 1, 1, count_row,
+                                        &rows, NULL, NULL, pool));
+  sqlite3_vfs_unregister(&counting_vfs);
+  assert_true(exists);
+  assert_int_equal(1, max);
+  assert_int_equal(2, rows);            /* stock's "hello\n" and the last */
+  assert_true(one_scan > 20);           /* the counter sees the reads */
+  if (rep_cache_reads > one_scan + 3)
+    fail_msg("the walk read rep-cache.db %d times, one scan %d",
+             rep_cache_reads, one_scan);
+  svn_pool_destroy(fs->pool);
+  system(apr_psprintf(pool, "rm -rf %s", dir));
+}
+
 int
 main(void)
 {
@@ -410,6 +509,7 @@ main(void)
     cmocka_unit_test(test_two_fs_one_pool),
     cmocka_unit_test(test_add_busy),
     cmocka_unit_test(test_no_close_in_exec_child),
+    cmocka_unit_test(test_walk_reads_table_once),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }
