@@ -12,7 +12,7 @@ cd "$top"
 log() { echo "setup: $*" >&2; }
 
 PKGS="subversion libsvn-dev libapr1-dev libaprutil1-dev zlib1g-dev liblz4-dev libdeflate0
-      libsqlite3-dev sqlite3 libcmocka-dev gcc clang make autoconf automake libtool
+      libsqlite3-dev sqlite3 strace libcmocka-dev gcc clang make autoconf automake libtool
       pkg-config python3 dpkg-dev xz-utils procps apache2 libapache2-mod-svn"
 missing=$(for p in $PKGS; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null \
             | grep -q 'install ok installed' || echo "$p"; done)
