@@ -157,10 +157,11 @@ close_db(void *baton)
   return APR_SUCCESS;
 }
 
-/* Whether DB has the rep_cache table.  Another committer may have made
-   the file and not yet its table (two first commits at once). */
-static svn_boolean_t
-has_table(sqlite3 *db)
+/* Another committer may have made the file and not yet its table (two
+   first commits at once); recover may meet a file whose creation a crash
+   cut short. */
+svn_boolean_t
+svn_fs_fs__rep_cache_has_table(struct sqlite3 *db)
 {
   sqlite3_stmt *stmt = NULL;
   svn_boolean_t found = FALSE;
@@ -444,7 +445,7 @@ svn_fs_fs__rep_cache_add(svn_fs_t *fs, const apr_array_header_t *reps,
   path = svn_fs_fs__path_db(fs, "rep-cache.db", scratch_pool);
   /* The connection may have been opened by a lookup before the table
      existed. */
-  if (!has_table(db))
+  if (!svn_fs_fs__rep_cache_has_table(db))
     SVN_ERR(ensure_schema(db, fs, path));
   return svn_error_trace(insert_all(db, reps, path, scratch_pool));
 }

@@ -62,4 +62,11 @@ svn_fs_fs__rep_cache_walk(svn_boolean_t *exists, svn_revnum_t *max_revision,
                           svn_cancel_func_t cancel_func, void *cancel_baton,
                           apr_pool_t *scratch_pool);
 
+struct sqlite3;
+
+/* Whether the open database DB has the rep_cache table; FALSE on any
+   error too (the caller's next statement reports it). */
+svn_boolean_t
+svn_fs_fs__rep_cache_has_table(struct sqlite3 *db);
+
 #endif

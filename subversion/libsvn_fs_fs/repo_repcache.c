@@ -45,22 +45,6 @@ delete_younger(sqlite3 *db, svn_revnum_t youngest)
   return rc;
 }
 
-/* Does DB hold the rep_cache table?  FALSE on any error too: the
-   caller's next statement reports it. */
-static svn_boolean_t
-has_rep_cache_table(sqlite3 *db)
-{
-  sqlite3_stmt *stmt = NULL;
-  svn_boolean_t found = FALSE;
-
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = "
-                         "'table' AND name = 'rep_cache'", -1, &stmt,
-                         NULL) == SQLITE_OK)
-    found = sqlite3_step(stmt) == SQLITE_ROW;
-  sqlite3_finalize(stmt);
-  return found;
-}
-
 svn_error_t *
 svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
                            apr_pool_t *scratch_pool)
@@ -86,7 +70,7 @@ svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
      never committed, its hot journal rolled back at this open) has no
      table and so no rows to remove; the next commit creates the table
      (rep_cache.c). */
-  if (rc == SQLITE_OK && has_rep_cache_table(db))
+  if (rc == SQLITE_OK && svn_fs_fs__rep_cache_has_table(db))
     rc = delete_younger(db, youngest);
   if (rc != SQLITE_OK)
     {
