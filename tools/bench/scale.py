@@ -362,11 +362,7 @@ class Bench:
             return measure(["svnadmin", "hotcopy", "--incremental", repo,
                             dst], env)
         if op == "load-1000":
-            cp = os.path.join(self.work, "loadcopy")
-            link_copy(ctx["cached"], cp)
-            r = measure(["svnadmin", "load", "-q", "--no-flush-to-disk", cp],
-                        env, stdin=ctx["next"])
-            ctx["loaded"] = cp
+            r, ctx["loaded"] = self.load_next(ctx, "loadcopy", env)
             return r
         if op == "pack-shard":
             if not ctx["packed"] or "loaded" not in ctx:
@@ -374,13 +370,17 @@ class Bench:
             r = measure(["svnadmin", "pack", "-q", ctx.pop("loaded")], env)
             return r
         if op == "load-wide":
-            cp = os.path.join(self.work, "widecopy")
-            link_copy(ctx["cached"], cp)
-            r = measure(["svnadmin", "load", "-q", "--no-flush-to-disk", cp],
-                        env, stdin=ctx["next"])
-            ctx["repo"] = cp
+            r, ctx["repo"] = self.load_next(ctx, "widecopy", env)
             return r
         raise ValueError(op)
+
+    def load_next(self, ctx, name, env):
+        """Load the stream that follows the cached history into a linked
+        copy of it, WORK/NAME; (the measurement, the copy)."""
+        cp = os.path.join(self.work, name)
+        link_copy(ctx["cached"], cp)
+        return measure(["svnadmin", "load", "-q", "--no-flush-to-disk", cp],
+                       env, stdin=ctx["next"]), cp
 
     def repo(self, shape, size, variant):
         """Measure every operation of SHAPE on one cached repository."""
