@@ -1050,10 +1050,7 @@ init_ctx(commit_ctx_t *ctx, svn_fs_t *fs, const svn_fs_fs__txn_id_t *txn_id,
   ctx->ffd = SVN_FS_FS__DATA(fs);
   ctx->txn_id = *txn_id;
   ctx->root_txn_id = svn_fs_fs__id_create_txn(&zero, &zero, txn_id, pool);
-  /* svnadmin passes the option as "0" / "1", so read it as a boolean. */
-  ctx->flush = !(fs->config
-                 && svn_hash__get_bool(fs->config,
-                                       SVN_FS_CONFIG_NO_FLUSH_TO_DISK, FALSE));
+  ctx->flush = svn_fs_fs__flush_wanted(fs);
   ctx->reps_to_cache = apr_array_make(pool, 16, sizeof(svn_fs_fs__rep_t *));
   ctx->reps_by_sha1 = apr_hash_make(pool);
   ctx->pool = pool;

@@ -26,6 +26,8 @@
 #include <apr_strings.h>
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
+#include "private/svn_subr_private.h"
+#include "libsvn_fs/fs-loader.h"
 
 #include "durable.h"
 
@@ -35,6 +37,15 @@ os_error(const char *what, const char *path, apr_pool_t *pool)
 {
   return svn_error_wrap_apr(apr_get_os_error(), "Can't %s '%s'", what,
                             svn_dirent_local_style(path, pool));
+}
+
+svn_boolean_t
+svn_fs_fs__flush_wanted(svn_fs_t *fs)
+{
+  /* svnadmin passes the option as "0" / "1", so read it as a boolean. */
+  return !(fs->config
+           && svn_hash__get_bool(fs->config, SVN_FS_CONFIG_NO_FLUSH_TO_DISK,
+                                 FALSE));
 }
 
 svn_error_t *

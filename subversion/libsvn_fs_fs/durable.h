@@ -12,10 +12,18 @@
 #include <apr_pools.h>
 #include "svn_error.h"
 #include "svn_types.h"
+#include "svn_fs.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Should FS's writes be flushed to disk?  FALSE only when its opener
+   passed SVN_FS_CONFIG_NO_FLUSH_TO_DISK (svnadmin load
+   --no-flush-to-disk): the admin accepted that a power cut during the
+   operation may damage the repository, so no fsync is worth its cost. */
+svn_boolean_t
+svn_fs_fs__flush_wanted(svn_fs_t *fs);
 
 /* Make the entries of directory DIR durable (a create, rename or unlink
    in it survives a power cut only once the directory is synced). */

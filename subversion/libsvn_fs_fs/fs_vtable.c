@@ -23,6 +23,7 @@
 #include "revprops.h"
 #include "tree.h"
 #include "txn.h"
+#include "durable.h"
 
 static svn_error_t *
 fs_youngest_rev(svn_revnum_t *youngest_p, svn_fs_t *fs, apr_pool_t *pool)
@@ -134,8 +135,8 @@ set_uuid_locked(void *baton, apr_pool_t *pool)
     text = apr_pstrcat(pool, uuid, "\n", SVN_VA_NULL);
   /* The mode of db/current, as stock gives it (UUID-3). */
   SVN_ERR(svn_io_write_atomic2(path, text, strlen(text),
-                               svn_fs_fs__path_db(fs, "current", pool), TRUE,
-                               pool));
+                               svn_fs_fs__path_db(fs, "current", pool),
+                               svn_fs_fs__flush_wanted(fs), pool));
   fs->uuid = apr_pstrdup(fs->pool, uuid);
   if (ffd->format >= SVN_FS_FS__MIN_LOGICAL_ADDRESSING_FORMAT)
     ffd->instance_id = apr_pstrdup(fs->pool, instance_id);

@@ -25,6 +25,7 @@
 #include "rep_cache.h"
 #include "rep_read.h"
 #include "paths.h"
+#include "durable.h"
 
 /* A committer may hold the database for a moment; wait that long. */
 #define BUSY_TIMEOUT_MS 10000
@@ -196,16 +197,6 @@ create_db_file(svn_fs_t *fs, const char *path, apr_pool_t *scratch_pool)
            scratch_pool));
 }
 
-/* Did FS's opener ask for no flushes (svnadmin load
-   --no-flush-to-disk)? */
-static svn_boolean_t
-no_flush(svn_fs_t *fs)
-{
-  return fs->config && svn_hash__get_bool(fs->config,
-                                          SVN_FS_CONFIG_NO_FLUSH_TO_DISK,
-                                          FALSE);
-}
-
 /* Open (CREATE: creating file and table) FS's rep-cache.db into *DB,
    reusing the connection of an earlier call.  *DB NULL when the file is
    missing and CREATE is FALSE. */
@@ -256,7 +247,7 @@ open_db(sqlite3 **db, svn_fs_t *fs, svn_boolean_t create,
      transaction; it is skipped like every other sync of the module with
      SVN_FS_CONFIG_NO_FLUSH_TO_DISK. */
   if (rc == SQLITE_OK)
-    rc = sqlite3_exec(*db, no_flush(fs) ? "PRAGMA synchronous = OFF"
+    rc = sqlite3_exec(*db, !svn_fs_fs__flush_wanted(fs) ? "PRAGMA synchronous = OFF"
                                         : "PRAGMA synchronous = FULL",
                       NULL, NULL, NULL);
   if (rc != SQLITE_OK)

@@ -64,6 +64,7 @@
 #include "revprops.h"
 #include "revprops_codec.h"
 #include "shard_dir.h"
+#include "durable.h"
 
 /* ------------------------------------------------------------------ */
 /* Where revprops of a revision live                                   */
@@ -1153,21 +1154,32 @@ perms_reference(svn_fs_t *fs, svn_revnum_t rev, apr_pool_t *result_pool)
          : svn_fs_fs__path_rev(fs, rev, result_pool);
 }
 
-/* Atomically replace PATH by DATA: temp file in the same directory
-   (fsynced), then rename (and the directory fsynced).  The new file gets
-   the mode of PERMS_FROM, or with NULL the default mode (umask). */
+/* Atomically replace PATH, a file of FS, by DATA: a temp file in the same
+   directory (synced), then a rename (and the directory synced).  Both
+   syncs are skipped when FS's opener waived flushes (durable.h).  The
+   new file gets the mode of PERMS_FROM, or with NULL the default mode
+   (umask). */
 static svn_error_t *
-replace_file(const char *path, const svn_stringbuf_t *data,
+replace_file(svn_fs_t *fs, const char *path, const svn_stringbuf_t *data,
              const char *perms_from, apr_pool_t *scratch_pool)
 {
+  svn_boolean_t flush = svn_fs_fs__flush_wanted(fs);
+  apr_file_t *file;
   const char *tmp;
 
-  SVN_ERR(svn_io_write_unique(&tmp, svn_dirent_dirname(path, scratch_pool),
-                              data->data, data->len, svn_io_file_del_none,
-                              scratch_pool));
+  SVN_ERR(svn_io_open_unique_file3(&file, &tmp,
+                                   svn_dirent_dirname(path, scratch_pool),
+                                   svn_io_file_del_none, scratch_pool,
+                                   scratch_pool));
+  SVN_ERR(svn_io_file_write_full(file, data->data, data->len, NULL,
+                                 scratch_pool));
+  if (flush)
+    SVN_ERR(svn_io_file_flush_to_disk(file, scratch_pool));
+  SVN_ERR(svn_io_file_close(file, scratch_pool));
   if (perms_from)
     SVN_ERR(svn_io_copy_perms(perms_from, tmp, scratch_pool));
-  return svn_error_trace(svn_io_file_rename2(tmp, path, TRUE, scratch_pool));
+  return svn_error_trace(svn_io_file_rename2(tmp, path, flush,
+                                             scratch_pool));
 }
 
 /* Revprops of a revision that is not packed: its own file. */
@@ -1179,7 +1191,7 @@ write_plain(svn_fs_t *fs, svn_revnum_t rev, apr_hash_t *proplist,
 
   svn_fs_fs__hashdump_unparse(dump, proplist, scratch_pool);
   return svn_error_trace(replace_file(
-           svn_fs_fs__path_revprops(fs, rev, scratch_pool), dump,
+           fs, svn_fs_fs__path_revprops(fs, rev, scratch_pool), dump,
            perms_reference(fs, rev, scratch_pool), scratch_pool));
 }
 
@@ -1207,7 +1219,7 @@ write_pack_file(svn_fs_t *fs, svn_revnum_t shard_rev,
                                        ffd->compress_packed_revprops,
                                        scratch_pool));
   return svn_error_trace(replace_file(
-           pack_file_path(fs, shard_rev,
+           fs, pack_file_path(fs, shard_rev,
                           svn_fs_fs__revprop_pack_name(entry, scratch_pool),
                           scratch_pool),
            wrapped, perms_from, scratch_pool));
@@ -1275,7 +1287,8 @@ split_pack(svn_fs_t *fs, svn_revnum_t rev, apr_array_header_t *entries,
                       svn_fs_fs__revprop_manifest_entry_t) = parts[p];
     }
   svn_fs_fs__revprop_manifest_unparse(manifest, entries);
-  SVN_ERR(replace_file(pack_file_path(fs, rev, "manifest", scratch_pool),
+  SVN_ERR(replace_file(fs,
+                       pack_file_path(fs, rev, "manifest", scratch_pool),
                        manifest, perms_reference(fs, rev, scratch_pool),
                        scratch_pool));
   return svn_error_trace(svn_io_remove_file2(

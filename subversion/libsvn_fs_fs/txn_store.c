@@ -40,6 +40,7 @@
 #include "noderev_codec.h"
 #include "paths.h"
 #include "txn_store.h"
+#include "durable.h"
 
 /* ------------------------------------------------------------------ */
 /* Small file helpers                                                  */
@@ -359,13 +360,15 @@ bump_txn_current(apr_uint64_t *seq, svn_fs_t *fs, apr_pool_t *pool)
     return svn_fs_fs__corrupt("TXN-2", path, "txn-current overflows");
   len = svn__ui64tobase36(buf, *seq + 1);
   buf[len++] = '\n';
-  /* Flushed: a sequence number must never be handed out twice.  The
+  /* Flushed (unless the opener waived flushes, as svnadmin load
+     --no-flush-to-disk does): a sequence number must never be handed
+     out twice.  The
      temp file is a spare when there is one (txn_spare.c).  The new file
      gets the old one's permissions, as with stock, not this process's
      umask: the mode the administrator gave txn-current (group-writable
      in a shared repository) must not drift to the last writer's. */
   return svn_error_trace(svn_fs_fs__txn_spare_write_atomic(
-           path, buf, len, path, TRUE,
+           path, buf, len, path, svn_fs_fs__flush_wanted(fs),
            SVN_FS_FS__DATA(fs)->spare_user
              ? svn_fs_fs__txn_spare_any_dir(
                  svn_fs_fs__path_db(fs, "transactions", pool), pool)

@@ -241,6 +241,37 @@ class Durable(unittest.TestCase):
         synced = {a for n, a in calls if n in ("fsync", "fdatasync")}
         self.assertIn(db, synced, "rep-cache.db never synced during a load")
 
+    def test_write_safety_no_flush_load_syncs_nothing(self):
+        """`svnadmin load --no-flush-to-disk` waives every sync, as with
+        stock: no fsync or fdatasync of revision files, revision
+        properties, db/txn-current, db/uuid or rep-cache.db (a load of a
+        long history was making two per revision).  The same load without
+        the option syncs them and their directories; both repositories verify with
+        stock and dump as the reference."""
+        for waived in (True, False):
+            repo = fresh_repo("noflush-%s" % waived)
+            argv = ["svnadmin", "load", "-q"]
+            argv += ["--no-flush-to-disk"] if waived else []
+            calls = traced(argv + [repo], repo, input=REF["dump"])
+            synced = sorted({a for n, a in calls
+                             if n in ("fsync", "fdatasync")})
+            if waived:
+                self.assertEqual(synced, [], "synced despite the option")
+            else:
+                # (files are synced under their temporary names, then
+                # the directories that received them)
+                real = os.path.realpath(repo)
+                for want in ("db", "db/revs/0", "db/revprops/0",
+                             "db/rep-cache.db"):
+                    self.assertIn(os.path.join(real, want), synced)
+                self.assertTrue([a for a in synced
+                                 if os.path.dirname(a) == real + "/db"
+                                 and "/svn-" in a],
+                                "no temp file of db/ synced: %s" % synced)
+            T.stock_ok("svnadmin", "verify", "-q", repo)
+            self.assertEqual(T.stock_ok("svnadmin", "dump", "-q",
+                                        repo).stdout, REF["dump"])
+
 
 def other_fs_dir(name):
     """A fresh directory on a file system other than WORK's, or None."""
