@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cache_admit.h"
+#include "caching.h"
 
 /* Slots of the table: 16,384 x 4 bytes, 64 kB of the process once
    touched.  A key is stored on its second miss if no other key took its
@@ -109,7 +110,19 @@ fingerprint(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
   return fp;
 }
 
-/* svn_fs_fs__admit() for the key whose fingerprint is FP. */
+/* Tell caching.c that a value of KIND is about to be stored when it is
+   one of the long-term kinds (caching.h). */
+static void
+count_store(svn_fs_fs__admit_kind_t kind)
+{
+  if (kind == svn_fs_fs__admit_noderev || kind == svn_fs_fs__admit_changes
+      || kind == svn_fs_fs__admit_l2p_page
+      || kind == svn_fs_fs__admit_p2l_page)
+    svn_fs_fs__note_long_term_store();
+}
+
+/* svn_fs_fs__admit() for the key whose fingerprint is FP; an admitted
+   key is counted (count_store). */
 static svn_boolean_t
 admit_fingerprint(apr_uint64_t fp, svn_fs_fs__admit_kind_t kind)
 {
@@ -117,7 +130,10 @@ admit_fingerprint(apr_uint64_t fp, svn_fs_fs__admit_kind_t kind)
   unsigned misses;
 
   if (admit_everything())
-    return TRUE;
+    {
+      count_store(kind);
+      return TRUE;
+    }
   slot = &admit_table[fp & (ADMIT_SLOTS - 1)];
   /* A slot is the key's tag (its top 30 bits) and, in the low two bits,
      the misses seen so far (1 to 3; 0 is an empty slot).  Two threads
@@ -129,7 +145,10 @@ admit_fingerprint(apr_uint64_t fp, svn_fs_fs__admit_kind_t kind)
   if (misses < MISS_MASK)
     misses++;
   __atomic_store_n(slot, tag | misses, __ATOMIC_RELAXED);
-  return misses >= misses_needed(kind);
+  if (misses < misses_needed(kind))
+    return FALSE;
+  count_store(kind);
+  return TRUE;
 }
 
 svn_boolean_t
@@ -232,6 +251,8 @@ svn_fs_fs__admit_store(svn_cache__t *cache, apr_uint64_t salt,
 
   if (!at_once && !admit_fingerprint(fp, kind))
     return SVN_NO_ERROR;
+  if (at_once)
+    count_store(kind);
   note_fingerprint(fp, kind);
   return svn_error_trace(svn_cache__set(cache, key, value, scratch_pool));
 }

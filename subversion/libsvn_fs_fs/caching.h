@@ -64,6 +64,44 @@ svn_membuffer_t *
 svn_fs_fs__short_term_membuffer(svn_membuffer_t *membuffer,
                                 apr_pool_t *scratch_pool);
 
+/* The membuffer of the long-term values of a repository opened now, to
+   be passed to each layer's *_init_caches and to
+   svn_fs_fs__short_term_membuffer: the process's, unless that one is
+   larger than svn_fs_fs__short_term_bytes() allows and this process has
+   stored fewer than a few hundred long-term values so far
+   (svn_fs_fs__note_long_term_store), in which case the short-term
+   membuffer.  So a short-lived process ('svn export', 'svnadmin dump
+   -M 1024' of one repository, a hook's 'svnlook') never makes the large
+   membuffer, and takes the time and the memory of the default cache;
+   a server makes it after its first requests, and each repository it
+   opens from then on keeps its long-term values there.  An svn_fs_t
+   keeps the membuffers it opened with.  NULL when caching is off; not
+   owned by the caller. */
+svn_membuffer_t *
+svn_fs_fs__cache_membuffer(apr_pool_t *scratch_pool);
+
+/* The size in bytes of MEMBUFFER, one that svn_fs_fs__cache_membuffer
+   returned: the configured cache size for the process's, 16 MB for the
+   short-term one, 0 for NULL. */
+apr_uint64_t
+svn_fs_fs__membuffer_bytes(svn_membuffer_t *membuffer);
+
+/* The bytes that budgets scaled to the cache of FS are sized by: its
+   ffd->cache_bytes, or the configured cache size when its caches were
+   not made by svn_fs_fs__open_repo. */
+apr_uint64_t
+svn_fs_fs__cache_bytes(svn_fs_t *fs);
+
+/* Count one long-term value (node-rev, changed-path list, index page)
+   stored by this process.  Thread-safe. */
+void
+svn_fs_fs__note_long_term_store(void);
+
+/* Whether svn_fs_fs__cache_membuffer() now returns the process's
+   membuffer even when it is large (for tests). */
+svn_boolean_t
+svn_fs_fs__large_membuffer_live(void);
+
 /* The size of the short-term membuffer for a configured cache of
    CONFIGURED bytes; 0 when the short-term values share that cache. */
 apr_uint64_t

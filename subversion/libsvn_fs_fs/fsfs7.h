@@ -290,6 +290,12 @@ typedef struct svn_fs_fs__data_t
      (cache_admit.h). */
   apr_uint64_t admit_salt;
 
+  /* Bytes of the membuffer that holds this svn_fs_t's long-term values
+     (svn_fs_fs__cache_membuffer): the configured cache size, or 16 MB
+     while a large one is not made yet.  What the tables and budgets
+     scaled to the cache are sized by. */
+  apr_uint64_t cache_bytes;
+
   /* Small set of open revision / pack files shared by all reads of this
      svn_fs_t (revfile.c owns it). */
   void *open_files;

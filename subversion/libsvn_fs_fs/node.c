@@ -230,9 +230,14 @@ read_noderev(svn_fs_fs__noderev_t **noderev, svn_fs_t *fs,
    never change, and only kinds of node-revs read without error are
    kept, so an answer from here is the answer a read would give. */
 
-/* Table slots: one per KIND_MEMO_SHARE bytes of the configured membuffer,
-   a power of two between KIND_MEMO_MIN and KIND_MEMO_MAX (8 bytes each:
-   64 kB with the default 16 MB cache, 512 kB with -M 1024). */
+/* Table slots: at most one per KIND_MEMO_SHARE bytes of the membuffer
+   of the long-term values (ffd->cache_bytes), a power of two between
+   KIND_MEMO_MIN and KIND_MEMO_MAX (8 bytes each: up to 64 kB with the
+   default 16 MB cache, 512 kB with -M 1024).  The table starts at
+   KIND_MEMO_MIN slots and doubles when half of them are taken: the
+   slots are hashed, so a read that notes a few thousand kinds would
+   otherwise touch every page of the largest table (128 page faults, a
+   few ms, for each repository a server opens). */
 #define KIND_MEMO_SHARE 2048
 #define KIND_MEMO_MIN 4096
 #define KIND_MEMO_MAX 65536
@@ -242,8 +247,13 @@ typedef struct kind_memo_t
   apr_uint64_t *slots;           /* (rev << 33 | item << 2 | kind), 0;
                                     NULL until the first note          */
   apr_size_t mask;
+  apr_size_t used;               /* slots that are not 0               */
+  apr_size_t max_slots;          /* the most it may grow to            */
   apr_pool_t *pool;              /* whose cleanup unmaps SLOTS         */
 } kind_memo_t;
+
+/* Counter for tests: slots of the largest kind memo mapped so far. */
+apr_size_t svn_fs_fs__kind_memo_slots = 0;
 
 /* Counter for tests: kinds answered from the memo. */
 apr_uint64_t svn_fs_fs__kind_memo_hits = 0;
@@ -265,6 +275,16 @@ kind_slot(apr_uint64_t *word, kind_memo_t *memo, svn_revnum_t rev,
   return &memo->slots[(h ^ (h >> 32)) & memo->mask];
 }
 
+/* The slot of the kept word WORD in MEMO (the pair it was made from). */
+static apr_uint64_t *
+kind_slot_of_word(kind_memo_t *memo, apr_uint64_t word)
+{
+  apr_uint64_t ignored;
+
+  return kind_slot(&ignored, memo, (svn_revnum_t)(word >> 33),
+                   (word >> 2) & ((APR_UINT64_C(1) << 31) - 1));
+}
+
 /* apr cleanup: unmap the slots of the kind_memo_t BATON. */
 static apr_status_t
 kind_memo_unmap(void *baton)
@@ -276,23 +296,47 @@ kind_memo_unmap(void *baton)
   return APR_SUCCESS;
 }
 
-/* Give MEMO its slots, sized for the configured membuffer.  Mapped, not
-   allocated: only the slots written take memory, and an open that reads
-   no node-rev (svnlook youngest, a hook's first question) touches none.
+/* Give MEMO its first KIND_MEMO_MIN slots.  Mapped, not allocated:
+   only the slots written take memory, and an open that reads no
+   node-rev (svnlook youngest, a hook's first question) touches none.
    Zeroed from a pool at open, the table cost every open 16 page faults
    with the default cache and 128 with -M 1024, 1-2 ms of CPU. */
 static void
 kind_memo_map(kind_memo_t *memo)
 {
-  apr_uint64_t want = svn_cache_config_get()->cache_size / KIND_MEMO_SHARE;
-  apr_size_t slots = KIND_MEMO_MIN;
-
-  while (slots < KIND_MEMO_MAX && slots * 2 <= want)
-    slots *= 2;
-  memo->slots = svn_fs_fs__pages_alloc(slots * sizeof(*memo->slots));
-  memo->mask = slots - 1;
+  memo->slots = svn_fs_fs__pages_alloc(KIND_MEMO_MIN * sizeof(*memo->slots));
+  memo->mask = KIND_MEMO_MIN - 1;
+  memo->used = 0;
+  if (svn_fs_fs__kind_memo_slots < KIND_MEMO_MIN)
+    svn_fs_fs__kind_memo_slots = KIND_MEMO_MIN;
   apr_pool_cleanup_register(memo->pool, memo, kind_memo_unmap,
                             apr_pool_cleanup_null);
+}
+
+/* Move MEMO's words to a table of twice as many slots. */
+static void
+kind_memo_grow(kind_memo_t *memo)
+{
+  apr_size_t old_count = memo->mask + 1;
+  apr_uint64_t *old = memo->slots;
+  apr_uint64_t *fresh = svn_fs_fs__pages_alloc(2 * old_count
+                                               * sizeof(*old));
+  apr_size_t i;
+
+  memo->slots = fresh;
+  memo->mask = 2 * old_count - 1;
+  memo->used = 0;
+  for (i = 0; i < old_count; i++)
+    if (old[i])
+      {
+        apr_uint64_t *slot = kind_slot_of_word(memo, old[i]);
+
+        memo->used += (*slot == 0);
+        *slot = old[i];
+      }
+  svn_fs_fs__pages_free(old, old_count * sizeof(*old));
+  if (svn_fs_fs__kind_memo_slots < memo->mask + 1)
+    svn_fs_fs__kind_memo_slots = memo->mask + 1;
 }
 
 /* Remember that committed node-rev ID has KIND. */
@@ -306,8 +350,13 @@ kind_memo_note(svn_fs_t *fs, const svn_fs_fs__id_t *id, svn_node_kind_t kind)
   if (memo && !memo->slots)
     kind_memo_map(memo);
   slot = kind_slot(&word, memo, id->rev_item.revision, id->rev_item.number);
-  if (slot && (kind == svn_node_file || kind == svn_node_dir))
-    *slot = word | (apr_uint64_t)kind;
+  if (!slot || (kind != svn_node_file && kind != svn_node_dir))
+    return;
+  if (*slot == 0)
+    memo->used++;
+  *slot = word | (apr_uint64_t)kind;
+  if (memo->used * 2 > memo->mask + 1 && memo->mask + 1 < memo->max_slots)
+    kind_memo_grow(memo);
 }
 
 /* The remembered kind of committed node-rev ID in *KIND; FALSE if none. */
@@ -328,12 +377,17 @@ kind_memo_get(svn_node_kind_t *kind, svn_fs_t *fs, const svn_fs_fs__id_t *id)
   return TRUE;
 }
 
-/* An empty kind memo in POOL; its slots come with the first note. */
+/* An empty kind memo in POOL for a membuffer of CACHE_BYTES; its slots
+   come with the first note. */
 static kind_memo_t *
-kind_memo_create(apr_pool_t *pool)
+kind_memo_create(apr_uint64_t cache_bytes, apr_pool_t *pool)
 {
   kind_memo_t *memo = apr_pcalloc(pool, sizeof(*memo));
+  apr_uint64_t want = cache_bytes / KIND_MEMO_SHARE;
 
+  memo->max_slots = KIND_MEMO_MIN;
+  while (memo->max_slots < KIND_MEMO_MAX && memo->max_slots * 2 <= want)
+    memo->max_slots *= 2;
   memo->pool = pool;
   return memo;
 }
@@ -1824,14 +1878,15 @@ svn_fs_fs__nodes_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
                                 SVN_CACHE__MEMBUFFER_HIGH_PRIORITY,
                                 result_pool, scratch_pool));
   ffd->kind_memo = ffd->node_revision_cache
-                 ? kind_memo_create(result_pool) : NULL;
+                 ? kind_memo_create(svn_fs_fs__cache_bytes(fs), result_pool)
+                 : NULL;
   ffd->recent_dir = NULL;
   if (ffd->dir_cache)
     {
       recent_dir_t *recent = apr_pcalloc(result_pool, sizeof(*recent));
       int i;
 
-      recent->max = (apr_size_t)(svn_cache_config_get()->cache_size
+      recent->max = (apr_size_t)(svn_fs_fs__cache_bytes(fs)
                                  / RECENT_DIR_SHARE);
       recent->parent = result_pool;
       for (i = 0; i < RECENT_DIRS; i++)

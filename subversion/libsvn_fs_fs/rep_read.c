@@ -1861,7 +1861,7 @@ index_fits_cache(svn_fs_t *fs, svn_fs_fs__revfile_t *file)
       apr_uint64_t index_bytes = (apr_uint64_t)file->file_size / 8
                                  * (packs ? packs : 1);
 
-      ffd->thrifty_index = index_bytes <= svn_cache_config_get()->cache_size
+      ffd->thrifty_index = index_bytes <= svn_fs_fs__cache_bytes(fs)
                                           / THRIFTY_INDEX_SHARE ? 1 : -1;
     }
   return ffd->thrifty_index > 0;

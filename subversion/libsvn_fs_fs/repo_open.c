@@ -244,10 +244,11 @@ static svn_error_t *
 init_caches(svn_fs_t *fs, const char *repo_path, apr_pool_t *scratch_pool)
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
-  svn_membuffer_t *membuffer = svn_cache__get_global_membuffer_cache();
+  svn_membuffer_t *membuffer = svn_fs_fs__cache_membuffer(scratch_pool);
   const char *prefix = svn_fs_fs__cache_prefix(fs, repo_path, fs->pool);
 
   ffd->cache_prefix = prefix;
+  ffd->cache_bytes = svn_fs_fs__membuffer_bytes(membuffer);
   ffd->admit_salt = svn_fs_fs__admit_salt(prefix);
   SVN_ERR(svn_fs_fs__revfile_init_caches(fs, membuffer, prefix, fs->pool,
                                          scratch_pool));

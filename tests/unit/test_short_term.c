@@ -3,7 +3,8 @@
  * module keeps its fulltexts, directory listings, node properties,
  * revision file images, revprops and index headers in a membuffer of
  * 16 MB, and its node-revs, changed-path lists and index pages in the
- * large one.
+ * large one -- once the process has stored a few hundred of those; until
+ * then in the 16 MB one as well, and the large one is not made.
  *
  * A process of its own, since the process's membuffer is made once, with
  * the cache size configured at its first use: this one configures
@@ -26,6 +27,7 @@
 #include "svn_pools.h"
 #include "private/svn_cache.h"
 
+#include "cache_admit.h"
 #include "caching.h"
 #include "fsfs7.h"
 #include "repo.h"
@@ -68,21 +70,78 @@ test_size_rule(void **state)
   assert_int_equal(svn_fs_fs__short_term_bytes(1024 * MB), 16 * MB);
 }
 
-/* With 256 MB configured, the caches of values stored at once are in a
-   membuffer of at most 16 MB, those of admitted values in the 256 MB
-   one; two svn_fs_t share the short-term membuffer. */
-static void
-test_caches_placed(void **state)
+/* The private data of the format-8 repository opened again. */
+static svn_fs_fs__data_t *
+open_f8(void)
 {
   svn_fs_t *fs = apr_pcalloc(pool, sizeof(*fs));
-  svn_fs_fs__data_t *ffd;
 
   fs->pool = svn_pool_create(pool);
   fs->path = (char *)svn_dirent_join_many(pool, tmpdir, "f8", "db",
                                           SVN_VA_NULL);
   check(svn_fs_fs__open_repo(fs, fs->path, pool));
-  ffd = SVN_FS_FS__DATA(fs);
+  return SVN_FS_FS__DATA(fs);
+}
 
+/* Before the process has stored long-term values, a repository opened
+   with 256 MB configured has every cache in the 16 MB membuffer and the
+   budgets of that size: the large membuffer is not made. */
+static void
+test_first_open_small(void **state)
+{
+  svn_fs_fs__data_t *ffd;
+
+  assert_false(svn_fs_fs__large_membuffer_live());
+  ffd = open_f8();
+  assert_int_equal(ffd->cache_bytes, 16 * MB);
+  assert_true(membuffer_bytes(ffd->node_revision_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->changes_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->l2p_page_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->p2l_page_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->rev_root_id_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->fulltext_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->revprop_cache) <= 16 * MB);
+  assert_false(svn_fs_fs__large_membuffer_live());
+}
+
+/* Counting stores: admitted node-revs count, values stored at once of a
+   short-term kind do not; a few hundred long-term ones make the large
+   membuffer live. */
+static void
+test_promotion(void **state)
+{
+  apr_uint64_t key;
+  int i;
+
+  for (key = 1; key <= 1000; key++)
+    {
+      svn_fs_fs__admit(7, svn_fs_fs__admit_text, &key, sizeof(key));
+      svn_fs_fs__admit(7, svn_fs_fs__admit_text, &key, sizeof(key));
+    }
+  assert_false(svn_fs_fs__large_membuffer_live());
+  for (key = 1; key <= 100; key++)
+    {
+      svn_fs_fs__admit(7, svn_fs_fs__admit_noderev, &key, sizeof(key));
+      svn_fs_fs__admit(7, svn_fs_fs__admit_noderev, &key, sizeof(key));
+      assert_true(svn_fs_fs__admit(7, svn_fs_fs__admit_noderev, &key,
+                                   sizeof(key)));
+    }
+  assert_false(svn_fs_fs__large_membuffer_live());
+  for (i = 0; i < 156; i++)
+    svn_fs_fs__note_long_term_store();
+  assert_true(svn_fs_fs__large_membuffer_live());
+}
+
+/* With 256 MB configured and the large membuffer live, the caches of
+   values stored at once are in a membuffer of at most 16 MB, those of
+   admitted values in the 256 MB one; two svn_fs_t share the short-term
+   membuffer. */
+static void
+test_caches_placed(void **state)
+{
+  svn_fs_fs__data_t *ffd = open_f8();
+
+  assert_int_equal(ffd->cache_bytes, 256 * MB);
   assert_true(membuffer_bytes(ffd->node_revision_cache) > 200 * MB);
   assert_true(membuffer_bytes(ffd->changes_cache) > 200 * MB);
   assert_true(membuffer_bytes(ffd->l2p_page_cache) > 200 * MB);
@@ -105,6 +164,8 @@ main(void)
     cmocka_unit_test(test_size_rule),
   };
   const struct CMUnitTest placed[] = {
+    cmocka_unit_test(test_first_open_small),
+    cmocka_unit_test(test_promotion),
     cmocka_unit_test(test_caches_placed),
   };
   svn_cache_config_t settings;
