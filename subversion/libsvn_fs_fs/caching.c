@@ -9,8 +9,9 @@
  * kin) and, when that one is larger than SHORT_TERM_BYTES, a short-term
  * one of that size, made here once per process (caching.h).  A large
  * process membuffer is asked for (and so made) only once the process
- * has stored LONG_TERM_PROMOTE long-term values: until then those go to
- * the short-term one too (svn_fs_fs__cache_membuffer).
+ * has stored LONG_TERM_PROMOTE long-term values: until then every value
+ * goes to the short-term one (svn_fs_fs__cache_membuffer), after that
+ * every value but revprops to the large one.
  */
 #include <string.h>
 #include <apr_strings.h>
@@ -119,11 +120,27 @@ svn_membuffer_t *
 svn_fs_fs__short_term_membuffer(svn_membuffer_t *membuffer,
                                 apr_pool_t *scratch_pool)
 {
-  if (membuffer == NULL)
-    return NULL;
+  if (membuffer == NULL || svn_fs_fs__large_membuffer_live())
+    return membuffer;
   svn_error_clear(svn_atomic__init_once(&short_term_once, make_short_term,
                                         NULL, scratch_pool));
   return short_term ? short_term : membuffer;
+}
+
+svn_membuffer_t *
+svn_fs_fs__own_keys_membuffer(apr_pool_t *scratch_pool)
+{
+  const svn_cache_config_t *config = svn_cache_config_get();
+
+  if (svn_fs_fs__short_term_bytes(config->cache_size) != 0)
+    {
+      svn_error_clear(svn_atomic__init_once(&short_term_once,
+                                            make_short_term, NULL,
+                                            scratch_pool));
+      if (short_term)
+        return short_term;
+    }
+  return svn_fs_fs__cache_membuffer(scratch_pool);
 }
 
 /* Long-term values stored before a repository opened afterwards gets the

@@ -46,20 +46,23 @@ svn_fs_fs__cache_deltas_enabled(svn_fs_t *fs);
 svn_boolean_t
 svn_fs_fs__cache_nodeprops_enabled(svn_fs_t *fs);
 
-/* Where the values with a small working set go: fulltexts, directory
-   listings, node properties, revision file images, revprops and index
-   headers (one small value per revision file).  The operation that
-   read them asks for them again soon (a dump reads a text as its
-   revision's and as the next version's delta base, a listing in r and
-   r-1) or not at all ('svn log' stores every revision's revprops and
-   reads none back).  So when the process's membuffer MEMBUFFER is
-   larger than svn_fs_fs__short_term_bytes() allows, they go to a
-   process-wide membuffer of that size, made at the first call and kept
-   to the end of the process: a larger membuffer only makes each store
-   touch fresh memory.  The values admitted on a repeated miss
-   (node-revs, changed-path lists, index pages) stay in MEMBUFFER, which
-   is returned as well when it is small enough, and NULL when it is NULL
-   (caching off).  Not owned by the caller. */
+/* Where the values with a small working set go in a short-lived
+   process: fulltexts, directory listings, node properties, revision
+   file images and index headers (one small value per revision file).
+   The operation that read them asks for them again soon (a dump reads a
+   text as its revision's and as the next version's delta base, a
+   listing in r and r-1) or not at all.  So when the process's
+   membuffer MEMBUFFER is larger than svn_fs_fs__short_term_bytes()
+   allows, they go to a process-wide membuffer of that size, made at the
+   first call and kept to the end of the process: a larger membuffer
+   only makes each store touch fresh memory.  Once the process has
+   stored enough long-term values to make the large membuffer live
+   (svn_fs_fs__cache_membuffer), MEMBUFFER itself: a server asked for
+   the same export again and again reads the listings of every
+   revision its files were last changed in, more than 16 MB of them on
+   a history of 6,000 revisions, and Apache rebuilt them per request.
+   MEMBUFFER is returned as well when it is small enough, and NULL when
+   it is NULL (caching off).  Not owned by the caller. */
 svn_membuffer_t *
 svn_fs_fs__short_term_membuffer(svn_membuffer_t *membuffer,
                                 apr_pool_t *scratch_pool);
@@ -101,6 +104,17 @@ svn_fs_fs__note_long_term_store(void);
    membuffer even when it is large (for tests). */
 svn_boolean_t
 svn_fs_fs__large_membuffer_live(void);
+
+/* The membuffer for values whose keys no other svn_fs_t uses (revprops:
+   each svn_fs_t has a key space of its own, revprops.c): the short-term
+   one whenever the configured cache is larger than 16 MB, even in a
+   process whose long-term values have moved to the large one.  There a
+   server's every connection stored each revision's revprops in fresh
+   memory that no later connection read (svnserve -M 1024: 43 % of its
+   CPU for a hot export).  NULL when caching is off; not owned by the
+   caller. */
+svn_membuffer_t *
+svn_fs_fs__own_keys_membuffer(apr_pool_t *scratch_pool);
 
 /* The size of the short-term membuffer for a configured cache of
    CONFIGURED bytes; 0 when the short-term values share that cache. */

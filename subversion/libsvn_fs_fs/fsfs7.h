@@ -271,6 +271,8 @@ typedef struct svn_fs_fs__data_t
   svn_cache__t *node_revision_cache;   /* (rev,item) -> noderev          */
   svn_cache__t *dir_cache;             /* rep key -> sorted dirent array */
   svn_cache__t *fulltext_cache;        /* rep key -> fulltext            */
+  svn_cache__t *fulltext_long_cache;   /* the same, in the large
+                                          membuffer (rep_read.c)        */
   svn_cache__t *properties_cache;      /* rep key -> prop hash           */
   svn_cache__t *changes_cache;         /* revnum -> change array         */
   svn_cache__t *l2p_header_cache;      /* index header                   */

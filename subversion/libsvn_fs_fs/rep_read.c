@@ -1177,6 +1177,13 @@ cached_fulltext(svn_stringbuf_t **text, svn_fs_t *fs, svn_revnum_t rev,
                                          svn_fs_fs__admit_text, &key,
                                          sizeof(key), copy_cached_fulltext,
                                          NULL, result_pool));
+  if (!found && ffd->fulltext_long_cache)
+    SVN_ERR(svn_fs_fs__admit_get_partial((void **)text, &found,
+                                         ffd->fulltext_long_cache,
+                                         ffd->admit_salt,
+                                         svn_fs_fs__admit_text, &key,
+                                         sizeof(key), copy_cached_fulltext,
+                                         NULL, result_pool));
   if (!found)
     *text = NULL;
   return SVN_NO_ERROR;
@@ -2202,18 +2209,47 @@ check_digest(reader_t *r, svn_checksum_kind_t kind,
   return svn_error_create(SVN_ERR_FS_CORRUPT, err, NULL);
 }
 
+/* The cache of the large membuffer for R's fulltext, or NULL: only for
+   a text read as of the youngest revision (an export, a checkout, a
+   GET), which a server is asked for again and again, and only once the
+   process has a large membuffer (caching.h).  Whatever its size: kept
+   nowhere else, a text over LARGE_FULLTEXT was rebuilt from its delta
+   chain by every request (each has its own svn_fs_t), 1.3 s of an
+   Apache's CPU per export of a history whose 1 MB ChangeLog gets a few
+   lines at its top in most revisions, against stock's 0.3 s with
+   SVNInMemoryCacheSize 1048576. */
+static svn_cache__t *
+long_text_cache(reader_t *r, apr_size_t len)
+{
+  svn_cache__t *cache = SVN_FS_FS__DATA(r->fs)->fulltext_long_cache;
+
+  if (!cache || r->cache_at_once || len > FULLTEXT_CACHE_LIMIT
+      || !svn_cache__is_cachable(cache, len + 1))
+    return NULL;
+  return cache;
+}
+
 /* Put TEXT, the verified fulltext of R's representation, into the
    fulltext cache. */
 static svn_error_t *
 cache_fulltext(reader_t *r, svn_stringbuf_t *text)
 {
   svn_cache__t *cache = SVN_FS_FS__DATA(r->fs)->fulltext_cache;
+  svn_cache__t *long_cache = long_text_cache(r, text->len);
   svn_fs_fs__pair_cache_key_t key = make_key(r->rep.revision,
                                              r->rep.item_index);
 
+  if (long_cache)
+    {
+      SVN_ERR(svn_fs_fs__admit_store(long_cache,
+                                     SVN_FS_FS__DATA(r->fs)->admit_salt,
+                                     svn_fs_fs__admit_text, &key, sizeof(key),
+                                     FALSE, text, r->scratch));
+      svn_pool_clear(r->scratch);
+    }
   if (cache && text->len > LARGE_FULLTEXT)
     remember_large_text(r->fs, r->rep.revision, r->rep.item_index, text);
-  else if (cache)
+  else if (cache && !long_cache)
     {
       SVN_ERR(svn_fs_fs__admit_store(cache,
                                      SVN_FS_FS__DATA(r->fs)->admit_salt,
@@ -2221,6 +2257,27 @@ cache_fulltext(reader_t *r, svn_stringbuf_t *text)
                                      r->cache_at_once, text, r->scratch));
       svn_pool_clear(r->scratch);
     }
+  return SVN_NO_ERROR;
+}
+
+/* Offer R's collected large text to LONG_CACHE (long_text_cache). */
+static svn_error_t *
+long_cache_large(reader_t *r, svn_cache__t *long_cache)
+{
+  svn_fs_fs__pair_cache_key_t key = make_key(r->rep.revision,
+                                             r->rep.item_index);
+  svn_stringbuf_t text;
+
+  LARGE_DATA(r->large)[r->large->len] = '\0';
+  text.pool = r->pool;
+  text.data = LARGE_DATA(r->large);
+  text.len = r->large->len;
+  text.blocksize = r->large->cap + 1;
+  SVN_ERR(svn_fs_fs__admit_store(long_cache,
+                                 SVN_FS_FS__DATA(r->fs)->admit_salt,
+                                 svn_fs_fs__admit_text, &key, sizeof(key),
+                                 FALSE, &text, r->scratch));
+  svn_pool_clear(r->scratch);
   return SVN_NO_ERROR;
 }
 
@@ -2269,6 +2326,10 @@ reader_finish(reader_t *r)
         }
       if (r->large && r->large->len == (apr_size_t)r->pos)
         {
+          svn_cache__t *long_cache = long_text_cache(r, r->large->len);
+
+          if (long_cache)
+            SVN_ERR(long_cache_large(r, long_cache));
           install_large_text(r->fs, r->rep.revision, r->rep.item_index,
                              r->large);
           r->large = NULL;
@@ -2676,6 +2737,14 @@ svn_fs_fs__rep_try_process(svn_boolean_t *success, svn_fs_t *fs,
   key = make_key(rep->revision, rep->item_index);
   pb.processor = processor;
   pb.baton = baton;
+  SVN_ERR(svn_fs_fs__admit_get_partial(&dummy, success, cache,
+                                       SVN_FS_FS__DATA(fs)->admit_salt,
+                                       svn_fs_fs__admit_text, &key,
+                                       sizeof(key), process_cached, &pb,
+                                       pool));
+  cache = SVN_FS_FS__DATA(fs)->fulltext_long_cache;
+  if (*success || !cache)
+    return SVN_NO_ERROR;
   return svn_error_trace(svn_fs_fs__admit_get_partial(
                            &dummy, success, cache,
                            SVN_FS_FS__DATA(fs)->admit_salt,
@@ -2736,14 +2805,25 @@ svn_fs_fs__reps_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
 
+  svn_membuffer_t *short_term = svn_fs_fs__short_term_membuffer(
+                                  membuffer, scratch_pool);
+
   ffd->fulltext_cache = NULL;
-  if (svn_fs_fs__cache_fulltexts_enabled(fs))
-    SVN_ERR(svn_fs_fs__make_cache(&ffd->fulltext_cache,
-                                  svn_fs_fs__short_term_membuffer(
-                                    membuffer, scratch_pool),
+  ffd->fulltext_long_cache = NULL;
+  if (!svn_fs_fs__cache_fulltexts_enabled(fs))
+    return SVN_NO_ERROR;
+  SVN_ERR(svn_fs_fs__make_cache(&ffd->fulltext_cache, short_term,
+                                serialize_fulltext, deserialize_fulltext,
+                                sizeof(svn_fs_fs__pair_cache_key_t),
+                                prefix, "TEXT",
+                                SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
+                                result_pool, scratch_pool));
+  /* A key space of its own: a text is in one of the two at most. */
+  if (svn_fs_fs__short_term_bytes(svn_fs_fs__cache_bytes(fs)) != 0)
+    SVN_ERR(svn_fs_fs__make_cache(&ffd->fulltext_long_cache, membuffer,
                                   serialize_fulltext, deserialize_fulltext,
                                   sizeof(svn_fs_fs__pair_cache_key_t),
-                                  prefix, "TEXT",
+                                  prefix, "TEXT-HEAD",
                                   SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
                                   result_pool, scratch_pool));
   return SVN_NO_ERROR;

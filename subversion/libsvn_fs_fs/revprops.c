@@ -984,8 +984,7 @@ svn_fs_fs__revprops_init_caches(svn_fs_t *fs, apr_pool_t *scratch_pool)
   state_of(fs);
   return svn_error_trace(svn_fs_fs__make_cache(
            &ffd->revprop_cache,
-           svn_fs_fs__short_term_membuffer(
-             svn_fs_fs__cache_membuffer(scratch_pool), scratch_pool),
+           svn_fs_fs__own_keys_membuffer(scratch_pool),
            serialize_dump, deserialize_dump,
            sizeof(svn_fs_fs__pair_cache_key_t),
            ffd->cache_prefix ? ffd->cache_prefix : "fsfs7:", "REVPROPS",

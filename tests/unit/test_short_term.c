@@ -1,10 +1,9 @@
 /* test_short_term.c --- the short-term membuffer (caching.h): with a
  * process membuffer larger than 16 MB, a repository opened through the
- * module keeps its fulltexts, directory listings, node properties,
- * revision file images, revprops and index headers in a membuffer of
- * 16 MB, and its node-revs, changed-path lists and index pages in the
- * large one -- once the process has stored a few hundred of those; until
- * then in the 16 MB one as well, and the large one is not made.
+ * module keeps all its values in a membuffer of 16 MB until the process
+ * has stored a few hundred node-revs, changed-path lists or index pages
+ * (the large one is not made till then), and after that all but its
+ * revprops in the large one.
  *
  * A process of its own, since the process's membuffer is made once, with
  * the cache size configured at its first use: this one configures
@@ -85,7 +84,8 @@ open_f8(void)
 
 /* Before the process has stored long-term values, a repository opened
    with 256 MB configured has every cache in the 16 MB membuffer and the
-   budgets of that size: the large membuffer is not made. */
+   budgets of that size: the large membuffer is not made, and fulltexts
+   have one cache. */
 static void
 test_first_open_small(void **state)
 {
@@ -101,6 +101,7 @@ test_first_open_small(void **state)
   assert_true(membuffer_bytes(ffd->rev_root_id_cache) <= 16 * MB);
   assert_true(membuffer_bytes(ffd->fulltext_cache) <= 16 * MB);
   assert_true(membuffer_bytes(ffd->revprop_cache) <= 16 * MB);
+  assert_null(ffd->fulltext_long_cache);
   assert_false(svn_fs_fs__large_membuffer_live());
 }
 
@@ -132,10 +133,11 @@ test_promotion(void **state)
   assert_true(svn_fs_fs__large_membuffer_live());
 }
 
-/* With 256 MB configured and the large membuffer live, the caches of
-   values stored at once are in a membuffer of at most 16 MB, those of
-   admitted values in the 256 MB one; two svn_fs_t share the short-term
-   membuffer. */
+/* With 256 MB configured and the large membuffer live, a repository
+   opened now keeps its values in the 256 MB membuffer, fulltexts read
+   as of the youngest revision in a cache of their own there, except its
+   revprops, whose keys only this svn_fs_t uses: those stay in the 16 MB
+   one. */
 static void
 test_caches_placed(void **state)
 {
@@ -145,16 +147,13 @@ test_caches_placed(void **state)
   assert_true(membuffer_bytes(ffd->node_revision_cache) > 200 * MB);
   assert_true(membuffer_bytes(ffd->changes_cache) > 200 * MB);
   assert_true(membuffer_bytes(ffd->l2p_page_cache) > 200 * MB);
-  assert_true(membuffer_bytes(ffd->fulltext_cache) <= 16 * MB);
-  assert_true(membuffer_bytes(ffd->dir_cache) <= 16 * MB);
-  assert_true(membuffer_bytes(ffd->properties_cache) <= 16 * MB);
-  assert_true(membuffer_bytes(ffd->revfile_image_cache) <= 16 * MB);
+  assert_true(membuffer_bytes(ffd->fulltext_cache) > 200 * MB);
+  assert_true(membuffer_bytes(ffd->fulltext_long_cache) > 200 * MB);
+  assert_true(membuffer_bytes(ffd->dir_cache) > 200 * MB);
+  assert_true(membuffer_bytes(ffd->properties_cache) > 200 * MB);
+  assert_true(membuffer_bytes(ffd->revfile_image_cache) > 200 * MB);
+  assert_true(membuffer_bytes(ffd->l2p_header_cache) > 200 * MB);
   assert_true(membuffer_bytes(ffd->revprop_cache) <= 16 * MB);
-  assert_true(membuffer_bytes(ffd->l2p_header_cache) <= 16 * MB);
-  assert_true(membuffer_bytes(ffd->p2l_header_cache) <= 16 * MB);
-  assert_true(svn_fs_fs__short_term_membuffer(
-                svn_cache__get_global_membuffer_cache(), pool)
-              != svn_cache__get_global_membuffer_cache());
 }
 
 int
