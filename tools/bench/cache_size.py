@@ -5,6 +5,7 @@ both modules, alternating:
     tools/bench/cache_size.py --stock DIR --fsfs7 DIR --repo REPO
                               [--pairs 5] [--big 1024] [--dump-revs 0:5000]
                               [--rows dump,export,null-export,log]
+                              [--modules stock,fsfs7]
 
 For every row and every round, runs the command four times in turn:
 stock and fsfs7 with the default cache, then stock and fsfs7 with
@@ -78,8 +79,11 @@ def main():
     ap.add_argument("--dump-revs", default="0:5000")
     ap.add_argument("--rows", default="dump,export,null-export,log")
     ap.add_argument("--scratch", default="/dev/shm/cache-size-export")
+    ap.add_argument("--modules", default="stock,fsfs7",
+                    help="fsfs7 alone: its two cache sizes only")
     args = ap.parse_args()
-    mods = (("stock", args.stock), ("fsfs7", args.fsfs7))
+    mods = tuple(m for m in (("stock", args.stock), ("fsfs7", args.fsfs7))
+                 if m[0] in args.modules.split(","))
     print("| command | cache | module | CPU s min / median | wall s min / "
           "median | peak RSS MB | minor faults | stock/fsfs7 CPU |")
     print("|---|---|---|---|---|---|---|---|")
@@ -93,7 +97,8 @@ def main():
         for big in (0, args.big):
             same = len({r[4] for mod, _ in mods for r in res[(big, mod)]})
             ratio = (min(r[0] for r in res[(big, "stock")])
-                     / min(r[0] for r in res[(big, "fsfs7")]))
+                     / min(r[0] for r in res[(big, "fsfs7")])
+                     if len(mods) == 2 else 0)
             for mod, _ in mods:
                 rs = res[(big, mod)]
                 cpu = [r[0] for r in rs]
@@ -107,7 +112,7 @@ def main():
                          statistics.median(r[3] for r in rs),
                          ("%.2fx%s" % (ratio, "" if same == 1
                                        else " OUTPUT DIFFERS"))
-                         if mod == "fsfs7" else ""))
+                         if mod == "fsfs7" and ratio else ""))
         sys.stdout.flush()
     if os.path.isdir(args.scratch):
         subprocess.run(["rm", "-rf", args.scratch])

@@ -5,18 +5,20 @@ slow, medium and fast cache configurations, hot, alternating:
     tools/bench/server_caches.py --repo REPO [--pairs 5]
         [--access svn,http] [--caches slow,medium,fast]
         [--ops export,log,null-export] [--log-limit 20000]
-        [--moddir DIR] [--svnbench PATH] [--out FILE]
+        [--batch 1] [--warmup 1] [--moddir DIR] [--svnbench PATH]
 
 For every access method and cache configuration (the options of
 tools/bench/servers.py, as run.py uses them) one server per module is
 started on loopback, serving the parent directory of REPO: stock (no
 LD_LIBRARY_PATH) and fsfs7 (a private copy of the module in MODDIR
 first in LD_LIBRARY_PATH; the server's maps are checked).  Each
-operation is run once per server unrecorded (warm-up), then PAIRS times
+operation is run WARMUP times per server unrecorded, then PAIRS times
 per module, the modules taking turns and the first of each pair
 alternating.  The client always runs with the stock environment; its
 wall time and the server's CPU (user+sys of its process tree, from
-/proc) are recorded per run.
+/proc, in ticks of 10 ms) are recorded per run.  With --batch K a run is
+K invocations back to back and its figures are divided by K (the
+server's ticks are too coarse for one small read).
 
   export       svn export -q --force URL/trunk /dev/shm/...
   log          svn log -v --limit LOG_LIMIT URL
@@ -66,19 +68,21 @@ def client_cmd(op, url, args, scratch, cfgdir):
     raise ValueError(op)
 
 
-def one_run(server, cmd, env):
-    """(wall s, server CPU s) of CMD against SERVER."""
+def one_run(server, cmd, env, batch=1):
+    """(wall s, server CPU s) of CMD against SERVER, per invocation of
+    BATCH back to back."""
     cpu0 = server.cpu_seconds()
     start = time.monotonic()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE)
+    for _ in range(batch):
+        p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            raise SystemExit("failed: %s\n%s" % (" ".join(cmd),
+                                                 p.stderr.decode()[-1000:]))
     wall = time.monotonic() - start
-    if p.returncode != 0:
-        raise SystemExit("failed: %s\n%s" % (" ".join(cmd),
-                                             p.stderr.decode()[-1000:]))
     # The server may account the last ticks a moment after the answer.
     time.sleep(0.05)
-    return wall, server.cpu_seconds() - cpu0
+    return wall / batch, (server.cpu_seconds() - cpu0) / batch
 
 
 def measure_group(access, cache, args, moddir, work, results):
@@ -98,12 +102,14 @@ def measure_group(access, cache, args, moddir, work, results):
                                   os.path.join(work, "cfg"))
                     for m in MODULES}
             for m in MODULES:
-                one_run(servers[m], cmds[m], client_env)
+                for _ in range(args.warmup):
+                    one_run(servers[m], cmds[m], client_env)
             for i in range(args.pairs):
                 order = MODULES if i % 2 == 0 else MODULES[::-1]
                 for m in order:
                     results.setdefault((op, access, cache, m), []).append(
-                        one_run(servers[m], cmds[m], client_env))
+                        one_run(servers[m], cmds[m], client_env,
+                                args.batch))
         mapped = servers["fsfs7"].fs_modules()
         if not any(p.startswith(moddir) for p in mapped):
             raise SystemExit("fsfs7 server mapped %s, not %s"
@@ -154,6 +160,8 @@ def main():
     ap.add_argument("--caches", default="slow,medium,fast")
     ap.add_argument("--ops", default="export,log,null-export")
     ap.add_argument("--log-limit", type=int, default=20000)
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--moddir", default=benchrun.DEFAULT_MODDIR)
     ap.add_argument("--svnbench",
                     default=os.path.join(TOP, "tools", "svnbench",
