@@ -2637,6 +2637,31 @@ open_stored_delta(rep_src_t **src, reader_t *r,
   return SVN_NO_ERROR;
 }
 
+/* Whether the delta of TARGET against the empty text is better made from
+   its fulltext than from its stored self-delta: when HISTORIC is FALSE
+   and the text was read before (as a server's hot export does for every
+   file).  The stored windows cost a pread and an inflate each, every
+   time; the fulltext path stores the text on that second read (as
+   svn_fs_fs__node_text_stream does) and finds it in the membuffer from
+   the third on.  Counts this read as a miss (cache_admit.h). */
+static svn_boolean_t
+delta_from_text(svn_fs_t *fs, const svn_fs_fs__rep_t *target,
+                svn_boolean_t historic)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+  svn_fs_fs__pair_cache_key_t key;
+
+  if (historic || !ffd->fulltext_cache || target->in_txn
+      || !SVN_IS_VALID_REVNUM(target->revision))
+    return FALSE;
+  key = make_key(target->revision, target->item_index);
+  return svn_fs_fs__admit_maybe_stored(ffd->admit_salt,
+                                       svn_fs_fs__admit_text, &key,
+                                       sizeof(key))
+         || svn_fs_fs__admit(ffd->admit_salt, svn_fs_fs__admit_text, &key,
+                             sizeof(key));
+}
+
 svn_error_t *
 svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
                              const svn_fs_fs__rep_t *source,
@@ -2650,6 +2675,8 @@ svn_fs_fs__node_delta_stream(svn_txdelta_stream_t **stream, svn_fs_t *fs,
   svn_stream_t *source_stream, *target_stream;
 
   if (target)
+    memcpy(b->md5, target->md5_digest, sizeof(b->md5));
+  if (target && !(source == NULL && delta_from_text(fs, target, historic)))
     {
       b->reader = apr_pcalloc(pool, sizeof(*b->reader));
       b->reader->fs = fs;
