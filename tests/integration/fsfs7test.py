@@ -556,11 +556,14 @@ def main(title, setup, module):
     loader = unittest.TestLoader()
     suite = loader.loadTestsFromModule(module)
     # `python3 test_x.py NAME...` runs only the tests whose id contains
-    # one of the NAMEs (for working on one case).
-    if sys.argv[1:]:
+    # one of the NAMEs (for working on one case).  Options are not names:
+    # make check's tests/unit/progress.sh passes -v, which matched no
+    # test and left every script to pass with none run.
+    names = [a for a in sys.argv[1:] if not a.startswith("-")]
+    if names:
         suite = unittest.TestSuite(
             t for t in _flatten(suite)
-            if any(n in t.id() for n in sys.argv[1:]))
+            if any(n in t.id() for n in names))
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout,
                                      resultclass=_TimedResult).run(suite)
     failed = len(result.failures) + len(result.errors)
