@@ -140,6 +140,14 @@ def mapped(pid):
     return None
 
 
+def mapped_all(pid):
+    """The realpaths of every libsvn_fs_fs PID has mapped (one when only
+    one module is loaded)."""
+    with open("/proc/%d/maps" % pid) as f:
+        return sorted({os.path.realpath(line.split()[-1]) for line in f
+                       if "libsvn_fs_fs-1.so" in line})
+
+
 def children(pid):
     out = []
     for st in glob.glob("/proc/[0-9]*/stat"):
@@ -159,8 +167,8 @@ class Apache:
     """A private Apache: APACHE_CONFDIR=DIR with its own envvars and
     apache2.conf, run by apache2ctl -k (as the enable command does)."""
 
-    def __init__(self, parent):
-        self.dir = S.path("apache2")
+    def __init__(self, parent, name="apache2"):
+        self.dir = S.path(name)
         self.port = free_port()
         for d in ("run", "lock", "log"):
             os.makedirs(os.path.join(self.dir, d), exist_ok=True)
@@ -183,9 +191,12 @@ class Apache:
                     "DefaultRuntimeDir ${APACHE_RUN_DIR}\n"
                     "User ${APACHE_RUN_USER}\nGroup ${APACHE_RUN_GROUP}\n"
                     "ErrorLog ${APACHE_LOG_DIR}/error.log\nLogLevel warn\n"
-                    "StartServers 1\nServerLimit 2\nThreadsPerChild 8\n"
+                    "StartServers 1\nServerLimit 4\nThreadsPerChild 8\n"
                     "MaxRequestWorkers 16\nTimeout 60\n"
                     % (self.dir, self.port))
+            # As Debian's apache2.conf: mods-enabled/*.load, where
+            # fsfs7-enable puts its LoadFile, before the modules.
+            f.write("IncludeOptional %s/mods-enabled/*.load\n" % self.dir)
             for m in mods:
                 f.write("LoadModule %s_module /usr/lib/apache2/modules/mod_%s.so\n" % (m, m))
             f.write("<Location /svn>\n  DAV svn\n  SVNParentPath %s\n"
@@ -697,6 +708,100 @@ class Deploy(unittest.TestCase):
                         % (len(on_fsfs7), len(served)))
         T.log("inetd switch under load: %d commits by %d clients, 0 failed; %d of %d "
               "connections on fsfs7" % (clients * each, clients, len(on_fsfs7), len(served)))
+
+    def test_deploy_apache_switch_under_load(self):
+        """A private Apache switched stock -> fsfs7 -> stock by
+        fsfs7-enable/-disable (LoadFile, graceful restart) while 4
+        clients commit over http://: no commit fails, every commit a
+        client saw acknowledged is in the repository, no transaction is
+        left, stock verify passes, and after each switch the parent and
+        the new generation of children map the wanted module, and only
+        it.  The clients commit until both switches are done and then 5
+        more each (at most 50 each)."""
+        parent = S.path("load-http")
+        os.makedirs(parent)
+        repo = os.path.join(parent, "L")
+        T.stock_ok("svnadmin", "create", repo)
+        if os.geteuid() == 0:
+            subprocess.run(["chown", "-R", "www-data:www-data", parent], check=True)
+        apache = Apache(parent, "apache2-load")
+        env = dict(no_systemd(), APACHE_CONFDIR=apache.dir)
+        clients, most = 4, 50
+        acked, errors, done, lock = [], [], [0], threading.Lock()
+        switched = threading.Event()
+
+        def client(i):
+            extra = 5
+            for k in range(most):
+                if switched.is_set():
+                    if extra == 0:
+                        break
+                    extra -= 1
+                path = "c%d-%d" % (i, k)
+                q = T.stock("svnmucc", "-m", path, "mkdir", apache.url("L", path), *AUTH)
+                out = q.stdout.decode(errors="replace")
+                with lock:
+                    m = re.search(r"^r(\d+) committed", out, re.M)
+                    if q.returncode or not m:
+                        errors.append("client %d commit %d: %s" % (i, k, T.describe(q)))
+                    else:
+                        acked.append((int(m.group(1)), path))
+                    done[0] += 1
+
+        def switch(cmd, want, after):
+            while done[0] < after and any(t.is_alive() for t in threads):
+                time.sleep(0.02)
+            before, t0 = done[0], time.monotonic()
+            p = sh([tool(cmd), "apache2"], env=env, ok=False, timeout=120)
+            took = time.monotonic() - t0
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("graceful restart of apache2", p.stdout)
+            self.assertIn("svnadmin rmtxns", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^apache2 pid %d \(user [^)]*\): %s \("
+                             % (apache.pid(), want))
+            # The parent and every child started by the restart (the
+            # previous generation has ended: the command waited for it).
+            for pid in [apache.pid()] + children(apache.pid()):
+                maps = mapped_all(pid)
+                self.assertEqual(len(maps), 1, "pid %d maps %s" % (pid, maps))
+                self.assertEqual(maps[0] == mine(), want == "fsfs7", "pid %d: %s" % (pid, maps))
+            return before, done[0], took
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        try:
+            apache.start()
+            self.assertNotEqual(mapped(apache.pid()), mine())
+            for t in threads:
+                t.start()
+            on = switch("fsfs7-enable", "fsfs7", 8)
+            off = switch("fsfs7-disable", "stock", on[1] + 8)
+            switched.set()
+            for t in threads:
+                t.join()
+        finally:
+            switched.set()
+            for t in threads:
+                t.join()
+            apache.stop()
+            os.killpg(apache.dog.pid, signal.SIGKILL)
+            apache.dog.wait()
+        total = done[0]
+        self.assertEqual(errors, [], "%d of %d commits failed:\n%s"
+                         % (len(errors), total, "\n".join(errors[:5])))
+        self.assertEqual(int(T.stock_ok("svnlook", "youngest", repo).stdout), total)
+        self.assertEqual(len(acked), total)
+        for rev, path in acked:
+            self.assertEqual(T.stock_ok("svnlook", "changed", "-r", str(rev), repo).stdout,
+                             ("A   %s/\n" % path).encode(), "r%d" % rev)
+        self.assertEqual(T.stock_ok("svnadmin", "lstxns", repo).stdout, b"")
+        T.stock_ok("svnadmin", "verify", "-q", repo)
+        # Each switch fell inside the load: commits before, during, between
+        # and after the two commands.
+        self.assertTrue(0 < on[0] < on[1] < off[0] < off[1] < total,
+                        "switches at %s and %s of %d commits" % (on[:2], off[:2], total))
+        T.log("apache switch under load: %d commits by %d clients, %d failed; enable during "
+              "commits %d-%d (%.1f s), disable during %d-%d (%.1f s)"
+              % (total, clients, len(errors), on[0], on[1], on[2], off[0], off[1], off[2]))
 
     def test_deploy_txns(self):
         """fsfs7-check --txns lists a transaction nobody finished, by age,
