@@ -143,9 +143,12 @@ def mapped(pid):
 def mapped_all(pid):
     """The realpaths of every libsvn_fs_fs PID has mapped (one when only
     one module is loaded)."""
-    with open("/proc/%d/maps" % pid) as f:
-        return sorted({os.path.realpath(line.split()[-1]) for line in f
-                       if "libsvn_fs_fs-1.so" in line})
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return sorted({os.path.realpath(line.split()[-1]) for line in f
+                           if "libsvn_fs_fs-1.so" in line})
+    except FileNotFoundError:           # it has exited meanwhile
+        return None
 
 
 def children(pid):
@@ -763,6 +766,8 @@ class Deploy(unittest.TestCase):
             # previous generation has ended: the command waited for it).
             for pid in [apache.pid()] + children(apache.pid()):
                 maps = mapped_all(pid)
+                if maps is None:
+                    continue
                 self.assertEqual(len(maps), 1, "pid %d maps %s" % (pid, maps))
                 self.assertEqual(maps[0] == mine(), want == "fsfs7", "pid %d: %s" % (pid, maps))
             return before, done[0], took
@@ -935,14 +940,16 @@ class Deploy(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stdout)
             self.assertIn("stock", p.stdout)
 
-            # The switch, as documented (nothing to drain: at once).
-            # No connection: the drain does not wait (said, not timed).
+            # The switch, as documented: a LoadFile and a graceful restart
+            # (no request in progress: nothing to wait for).
             p = sh([tool("fsfs7-enable"), "--drain", "20", "apache2"], env=env, ok=False,
                    timeout=60)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
-            self.assertIn("apache2 has no client connection", p.stdout)
-            self.assertIn("a commit in flight fails", p.stdout)
+            self.assertIn("graceful restart of apache2 (pid %d)" % apache.pid(), p.stdout)
+            self.assertNotIn("previous generation", p.stdout)
             self.assertIn("fsfs7-check --txns", p.stdout)
+            with open(os.path.join(apache.dir, "mods-enabled", "00fsfs7.load")) as f:
+                self.assertIn("LoadFile %s/libsvn_fs_fs-1.so.1" % moddir(), f.read())
             self.assertRegex(p.stdout, r"(?m)^apache2 pid %d \(user [^)]*\): fsfs7 \("
                              % apache.pid())
             apache.wait()
@@ -987,24 +994,49 @@ class Deploy(unittest.TestCase):
             for pid in (apache.pid(), srv.pid()):
                 self.assertEqual(mapped(pid), mine(), "pid %d" % pid)
 
-            # And back to stock, the same repositories; --drain waits for
-            # a request in progress (Apache accepts a connection once it
-            # carries data), then restarts anyway.
-            idle = socket.create_connection(("127.0.0.1", apache.port), 5)
+            # And back to stock, the same repositories, with a request in
+            # progress (half its header sent): --drain waits for the
+            # previous generation that serves it, then reports it; the
+            # request, finished afterwards, is answered, not cut.
+            busy = socket.create_connection(("127.0.0.1", apache.port), 5)
             try:
-                idle.sendall(b"GET /svn/H/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                busy.sendall(b"GET /svn/H/trunk/d/f0 HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 time.sleep(0.5)
                 t0 = time.monotonic()
                 p = sh([tool("fsfs7-disable"), "--drain", "2", "apache2"], env=env, ok=False,
                        timeout=60)
                 waited = time.monotonic() - t0
+                busy.sendall(b"Authorization: Basic %s\r\nConnection: close\r\n\r\n"
+                             % base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()))
+                busy.settimeout(30)
+                answer = b""
+                while True:
+                    got = busy.recv(65536)
+                    if not got:
+                        break
+                    answer += got
             finally:
-                idle.close()
+                busy.close()
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
-            self.assertIn("waiting up to 2 s for apache2's 1 client connection(s)", p.stdout)
-            self.assertIn("apache2 still has 1 client connection(s) after 2 s", p.stdout)
+            self.assertIn("graceful restart of apache2 (pid %d)" % apache.pid(), p.stdout)
+            self.assertIn("waiting up to 2 s for 1 process(es) of the previous generation",
+                          p.stdout)
+            self.assertIn("1 process(es) of the previous generation still serve requests "
+                          "after 2 s", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^apache2 pid \d+ \(user [^,]*, previous "
+                             r"generation, finishing its requests\): fsfs7 \(")
             self.assertGreaterEqual(waited, 2)
-            self.assertIn("stock (", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^apache2 pid %d \(user [^)]*\): stock \("
+                             % apache.pid())
+            self.assertTrue(answer.startswith(b"HTTP/1.1 200 "), answer[:200])
+            self.assertTrue(answer.endswith(b"line 0\n"), answer[-200:])
+            self.assertFalse(os.path.exists(os.path.join(apache.dir, "mods-enabled",
+                                                         "00fsfs7.load")))
+            # The previous generation exits once its request is answered.
+            deadline = time.monotonic() + 20
+            while (any(mapped_all(k) == [mine()] for k in children(apache.pid()))
+                   and time.monotonic() < deadline):
+                time.sleep(0.2)
             apache.wait()
             sh([tool("fsfs7-disable"), "--no-restart", "svnserve"], env=env)
             self.assertFalse(os.path.exists(dropin))
