@@ -151,6 +151,34 @@ def mapped_all(pid):
         return None
 
 
+def descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
+def serving(conn, pids):
+    """Which of PIDS holds the server's end of the loopback TCP
+    connection CONN (its socket inode, from /proc/net/tcp)."""
+    mine_, peer = conn.getsockname()[1], conn.getpeername()[1]
+    with open("/proc/net/tcp") as f:
+        rows = [r.split() for r in f.read().splitlines()[1:]]
+    inode = next(r[9] for r in rows if int(r[1].split(":")[1], 16) == peer
+                 and int(r[2].split(":")[1], 16) == mine_)
+    for pid in pids:
+        try:
+            fds = os.listdir("/proc/%d/fd" % pid)
+            if any(os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "socket:[%s]" % inode
+                   for fd in fds):
+                return pid
+        except OSError:
+            continue
+    raise AssertionError("no process serves the connection from port %d" % mine_)
+
+
 def children(pid):
     out = []
     for st in glob.glob("/proc/[0-9]*/stat"):
@@ -653,8 +681,10 @@ class Deploy(unittest.TestCase):
     def test_deploy_inetd_switch_under_load(self):
         """svnserve under inetd, switched to fsfs7 and back by editing its
         inetd.conf line while 4 clients commit: the line takes effect at
-        the next connection, each connection in progress ends on the
-        server that took it, and no commit fails."""
+        the next connection (whose svnserve maps the module the line
+        names, and only it), each connection in progress ends on the
+        server that took it; no commit fails, every acknowledged commit
+        is in the repository, no transaction is left."""
         p = sh([tool("fsfs7-enable"), "svnserve"], ok=False, env=no_systemd())
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
         root = S.path("load-inetd")
@@ -669,38 +699,58 @@ class Deploy(unittest.TestCase):
         stock_line = "svn stream tcp nowait svn /usr/bin/svnserve svnserve -i -r " + root
         port = free_port()
         inetd, conf, launches = start_inetd(port, stock_line, "load")
-        clients, each = 4, 10
-        errors, done, lock = [], [0], threading.Lock()
+        clients, each = 4, 25
+        acked, errors, done, lock = [], [], [0], threading.Lock()
 
         def client(i):
             for k in range(each):
-                q = T.stock("svnmucc", "--non-interactive", "-m", "c%d-%d" % (i, k), "mkdir",
-                            "svn://127.0.0.1:%d/R/c%d-%d" % (port, i, k))
+                path = "c%d-%d" % (i, k)
+                q = T.stock("svnmucc", "--non-interactive", "-m", path, "mkdir",
+                            "svn://127.0.0.1:%d/R/%s" % (port, path))
+                m = re.search(rb"^r(\d+) committed", q.stdout, re.M)
                 with lock:
-                    if q.returncode:
+                    if q.returncode or not m:
                         errors.append("client %d commit %d: %s" % (i, k, T.describe(q)))
+                    else:
+                        acked.append((int(m.group(1)), path))
                     done[0] += 1
 
-        def switch_to(line, after):
+        def switch_to(line, after, on_fsfs7):
             while done[0] < after and any(t.is_alive() for t in threads):
                 time.sleep(0.02)
             with open(conf + ".new", "w") as f:
                 f.write(line + "\n")
             os.rename(conf + ".new", conf)       # inetd reloads its configuration
+            # The svnserve of a connection made now maps the new module.
+            conn = open_session(port, "R")
+            try:
+                pid = serving(conn, descendants(inetd.pid))
+                self.assertEqual(mapped_all(pid) == [mine()], on_fsfs7,
+                                 "pid %d: %s" % (pid, mapped_all(pid)))
+                self.assertEqual(len(mapped_all(pid)), 1)
+            finally:
+                conn.close()
 
         threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
         try:
             for t in threads:
                 t.start()
-            switch_to(fsfs7_line, clients * each // 4)
-            switch_to(stock_line, clients * each * 3 // 4)
+            switch_to(fsfs7_line, clients * each // 4, True)
+            switch_to(stock_line, clients * each * 3 // 4, False)
             for t in threads:
                 t.join()
         finally:
+            for t in threads:
+                t.join()
             os.killpg(inetd.pid, signal.SIGKILL)
             inetd.wait()
         self.assertEqual(errors, [], "\n".join(errors[:5]))
         self.assertEqual(int(T.stock_ok("svnlook", "youngest", repo).stdout), clients * each)
+        self.assertEqual(len(acked), clients * each)
+        for rev, path in acked:
+            self.assertEqual(T.stock_ok("svnlook", "changed", "-r", str(rev), repo).stdout,
+                             ("A   %s/\n" % path).encode(), "r%d" % rev)
+        self.assertEqual(T.stock_ok("svnadmin", "lstxns", repo).stdout, b"")
         T.stock_ok("svnadmin", "verify", "-q", repo)
         with open(launches) as f:
             served = f.read().splitlines()
@@ -709,8 +759,9 @@ class Deploy(unittest.TestCase):
         self.assertTrue(0 < on_fsfs7[0] and on_fsfs7[-1] < len(served) - 1,
                         "the switches did not fall inside the load: %d of %d on fsfs7"
                         % (len(on_fsfs7), len(served)))
-        T.log("inetd switch under load: %d commits by %d clients, 0 failed; %d of %d "
-              "connections on fsfs7" % (clients * each, clients, len(on_fsfs7), len(served)))
+        T.log("inetd switch under load: %d commits by %d clients, %d failed; %d of %d "
+              "connections on fsfs7" % (clients * each, clients, len(errors), len(on_fsfs7),
+                                        len(served)))
 
     def test_deploy_apache_switch_under_load(self):
         """A private Apache switched stock -> fsfs7 -> stock by
