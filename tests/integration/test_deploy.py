@@ -452,7 +452,7 @@ class Deploy(unittest.TestCase):
         self.assertEqual(os.readlink(link), "fsfs7-enable.8.gz")
         with gzip.open(os.path.join(man, "man8", "fsfs7-enable.8.gz"), "rt") as f:
             enable = f.read()
-        for section in ("SWITCHING IS A RESTART", "SVNSERVE WITHOUT SYSTEMD", "svnadmin rmtxns",
+        for section in ("SWITCHING UNDER LOAD", "SVNSERVE WITHOUT SYSTEMD", "svnadmin rmtxns",
                         "svnserve \\-i", "\\-\\-drain", "\\-\\-print\\-env"):
             self.assertIn(section, enable)
 
