@@ -771,7 +771,7 @@ class Deploy(unittest.TestCase):
         left, stock verify passes, and after each switch the parent and
         the new generation of children map the wanted module, and only
         it.  The clients commit until both switches are done and then 5
-        more each (at most 50 each)."""
+        more each (at most 150 each)."""
         parent = S.path("load-http")
         os.makedirs(parent)
         repo = os.path.join(parent, "L")
@@ -780,7 +780,7 @@ class Deploy(unittest.TestCase):
             subprocess.run(["chown", "-R", "www-data:www-data", parent], check=True)
         apache = Apache(parent, "apache2-load")
         env = dict(no_systemd(), APACHE_CONFDIR=apache.dir)
-        clients, most = 4, 50
+        clients, most = 4, 150     # a bound; they stop 5 commits after the switches
         acked, errors, done, lock = [], [], [0], threading.Lock()
         switched = threading.Event()
 
