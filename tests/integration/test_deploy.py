@@ -991,6 +991,22 @@ class Deploy(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stdout)
             self.assertIn("stock", p.stdout)
 
+            # A configuration that fails apache2ctl's test: the server runs
+            # on as it was, the LoadFile is taken out again, exit 1.
+            broken = os.path.join(apache.dir, "mods-enabled", "zz-broken.load")
+            os.makedirs(os.path.dirname(broken), exist_ok=True)
+            with open(broken, "w") as f:
+                f.write("NoSuchDirective here\n")
+            before = apache.pid()
+            p = sh([tool("fsfs7-enable"), "apache2"], env=env, ok=False, timeout=60)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("the graceful restart failed: apache2 runs on as it was", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(apache.dir, "mods-enabled",
+                                                         "00fsfs7.load")))
+            self.assertEqual(apache.pid(), before)
+            self.assertNotEqual(mapped(before), mine())
+            os.unlink(broken)
+
             # The switch, as documented: a LoadFile and a graceful restart
             # (no request in progress: nothing to wait for).
             p = sh([tool("fsfs7-enable"), "--drain", "20", "apache2"], env=env, ok=False,
@@ -1070,8 +1086,8 @@ class Deploy(unittest.TestCase):
                 busy.close()
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
             self.assertIn("graceful restart of apache2 (pid %d)" % apache.pid(), p.stdout)
-            self.assertIn("waiting up to 2 s for 1 process(es) of the previous generation",
-                          p.stdout)
+            self.assertRegex(p.stdout, r"waiting up to 2 s for \d+ process\(es\) of the "
+                             r"previous generation")
             self.assertIn("1 process(es) of the previous generation still serve requests "
                           "after 2 s", p.stdout)
             self.assertRegex(p.stdout, r"(?m)^apache2 pid \d+ \(user [^,]*, previous "
