@@ -16,16 +16,19 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   (an LD_PRELOADed svn_subr_version), with E200019 naming both versions;
 - a private Apache (own ServerRoot and APACHE_CONFDIR, event MPM,
   mod_dav_svn, Basic auth, a free loopback port) started on stock and
-  switched by `fsfs7-enable apache2` (which restarts it and checks
-  /proc/PID/maps), and a threaded svnserve (-T) started with the
+  switched by `fsfs7-enable apache2` (a LoadFile in mods-enabled/, a
+  graceful restart, /proc/PID/maps checked; a configuration that fails
+  apache2ctl's test leaves Apache as it was and the LoadFile out), and a
+  threaded svnserve (-T) started with the
   environment of the drop-in `fsfs7-enable svnserve` wrote; checkout,
   commit, propset, lock, log over http://, svnsync from the http://
   repository to the svn:// one, equal stock dumps, stock verify; every
   server process maps our module;
-- `fsfs7-disable` both: Apache restarted on stock by the command itself
-  (after `--drain` waited for an open client connection), svnserve
-  restarted without the drop-in; the same repositories take a commit and a
-  sync on stock, dumps still equal;
+- `fsfs7-disable` both: Apache restarted gracefully on stock by the
+  command itself while a request is in progress (`--drain` waits for
+  the previous generation serving it; the request is then answered in
+  full), svnserve restarted without the drop-in; the same repositories
+  take a commit and a sync on stock, dumps still equal;
 - the package's documentation: manual pages (gzipped, paths filled in,
   fsfs7-disable(8) a link), copyright (DEP-5) and changelog.Debian.gz
   (its version the package's); `--help` of every command exits 0;
@@ -38,8 +41,11 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   daemon started by a script with the printed setting, and a stand-in
   inetd running the printed inetd.conf line per connection, beside a
   stock daemon; fsfs7-check --port / --root / PID picks each one out;
-- the inetd line switched to fsfs7 and back while 4 clients commit: no
-  commit fails.
+- switching under load, 4 clients committing (doc/deploy.md): Apache
+  switched to fsfs7 and back by the commands, the inetd line switched to
+  fsfs7 and back; no commit fails, every acknowledged commit is there, no
+  transaction is left, the processes after each switch map the wanted
+  module.
 
 Bounded: every server runs under a watchdog that kills it after
 SERVE_SECONDS even if this script dies; loopback only.
