@@ -774,10 +774,11 @@ class Deploy(unittest.TestCase):
         fsfs7-enable/-disable (LoadFile, graceful restart) while 4
         clients commit over http://: no commit fails, every commit a
         client saw acknowledged is in the repository, no transaction is
-        left, stock verify passes, and after each switch the parent and
-        the new generation of children map the wanted module, and only
-        it.  The clients commit until both switches are done and then 5
-        more each (at most 150 each)."""
+        left, stock verify passes, a probe connecting every 20 ms is never
+        refused, and after each switch the parent and the new generation
+        of children map the wanted module, and only it.  The clients
+        commit until both switches are done and then 5 more each (at most
+        150 each)."""
         parent = S.path("load-http")
         os.makedirs(parent)
         repo = os.path.join(parent, "L")
@@ -789,6 +790,17 @@ class Deploy(unittest.TestCase):
         clients, most = 4, 150     # a bound; they stop 5 commits after the switches
         acked, errors, done, lock = [], [], [0], threading.Lock()
         switched = threading.Event()
+        probes, refused = [0], []
+
+        def probe():
+            # A connection every 20 ms: the port never refuses one.
+            while not switched.is_set():
+                try:
+                    socket.create_connection(("127.0.0.1", apache.port), 5).close()
+                except OSError as e:
+                    refused.append(str(e))
+                probes[0] += 1
+                time.sleep(0.02)
 
         def client(i):
             extra = 5
@@ -809,7 +821,7 @@ class Deploy(unittest.TestCase):
                     done[0] += 1
 
         def switch(cmd, want, after):
-            while done[0] < after and any(t.is_alive() for t in threads):
+            while done[0] < after and any(t.is_alive() for t in threads[:clients]):
                 time.sleep(0.02)
             before, t0 = done[0], time.monotonic()
             p = sh([tool(cmd), "apache2"], env=env, ok=False, timeout=120)
@@ -833,6 +845,7 @@ class Deploy(unittest.TestCase):
         try:
             apache.start()
             self.assertNotEqual(mapped(apache.pid()), mine())
+            threads.append(threading.Thread(target=probe))
             for t in threads:
                 t.start()
             on = switch("fsfs7-enable", "fsfs7", 8)
@@ -850,6 +863,7 @@ class Deploy(unittest.TestCase):
         total = done[0]
         self.assertEqual(errors, [], "%d of %d commits failed:\n%s"
                          % (len(errors), total, "\n".join(errors[:5])))
+        self.assertEqual(refused, [], "%d of %d probes refused" % (len(refused), probes[0]))
         self.assertEqual(int(T.stock_ok("svnlook", "youngest", repo).stdout), total)
         self.assertEqual(len(acked), total)
         for rev, path in acked:
@@ -862,8 +876,9 @@ class Deploy(unittest.TestCase):
         self.assertTrue(0 < on[0] < on[1] < off[0] < off[1] < total,
                         "switches at %s and %s of %d commits" % (on[:2], off[:2], total))
         T.log("apache switch under load: %d commits by %d clients, %d failed; enable during "
-              "commits %d-%d (%.1f s), disable during %d-%d (%.1f s)"
-              % (total, clients, len(errors), on[0], on[1], on[2], off[0], off[1], off[2]))
+              "commits %d-%d (%.1f s), disable during %d-%d (%.1f s); %d of %d probes refused"
+              % (total, clients, len(errors), on[0], on[1], on[2], off[0], off[1], off[2],
+                 len(refused), probes[0]))
 
     def test_deploy_txns(self):
         """fsfs7-check --txns lists a transaction nobody finished, by age,
