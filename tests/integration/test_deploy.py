@@ -880,6 +880,44 @@ class Deploy(unittest.TestCase):
               % (total, clients, len(errors), on[0], on[1], on[2], off[0], off[1], off[2],
                  len(refused), probes[0]))
 
+    def test_deploy_apache_from_envvars_line(self):
+        """An Apache started with the envvars line of earlier releases
+        (LD_LIBRARY_PATH, which a graceful restart keeps): the commands
+        take the line out and restart it fully, once; from then on the
+        switch is the graceful one."""
+        parent = S.path("old-http")
+        os.makedirs(parent)
+        apache = Apache(parent, "apache2-old")
+        env = dict(no_systemd(), APACHE_CONFDIR=apache.dir)
+        envvars = os.path.join(apache.dir, "envvars")
+        with open(envvars, "a") as f:
+            f.write("fsfs7_dir=%s; if [ -r $fsfs7_dir/apache2-envvars ]; then "
+                    ". $fsfs7_dir/apache2-envvars; fi # fsfs7-enable\n" % moddir())
+        try:
+            apache.start()
+            old = apache.pid()
+            self.assertEqual(mapped(old), mine())
+            p = sh([tool("fsfs7-disable"), "apache2"], env=env, ok=False, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("removed the LD_LIBRARY_PATH line of an earlier fsfs7", p.stdout)
+            self.assertIn("which a graceful restart keeps: a full restart this once", p.stdout)
+            self.assertIn("restarting apache2 fully", p.stdout)
+            with open(envvars) as f:
+                self.assertNotIn("fsfs7", f.read())
+            apache.wait()
+            self.assertNotEqual(apache.pid(), old)
+            self.assertNotEqual(mapped(apache.pid()), mine())
+            self.assertIsNotNone(mapped(apache.pid()))
+            p = sh([tool("fsfs7-enable"), "apache2"], env=env, ok=False, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("graceful restart of apache2", p.stdout)
+            self.assertNotIn("fully", p.stdout)
+            self.assertEqual(mapped_all(apache.pid()), [mine()])
+        finally:
+            apache.stop()
+            os.killpg(apache.dog.pid, signal.SIGKILL)
+            apache.dog.wait()
+
     def test_deploy_txns(self):
         """fsfs7-check --txns lists a transaction nobody finished, by age,
         until svnadmin rmtxns removes it."""
