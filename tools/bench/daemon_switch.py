@@ -97,8 +97,9 @@ def main():
             time.sleep(0.002)
 
     start(None)
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(a.clients)]
-    threads.append(threading.Thread(target=probe))
+    threads = [threading.Thread(target=client, args=(i,), daemon=True)
+               for i in range(a.clients)]
+    threads.append(threading.Thread(target=probe, daemon=True))
     switches = []
     try:
         for t in threads:
@@ -118,14 +119,15 @@ def main():
             switches.append((ready, (mine[-1] - mine[0]) if mine else 0.0, len(mine)))
         for t in threads[:-1]:
             t.join()
+        youngest = int(subprocess.run(["svnlook", "youngest", repo], stdout=subprocess.PIPE,
+                                      check=True).stdout)
     finally:
         stop[0] = True
         try:
             os.kill(daemon_pid(), signal.SIGTERM)
         except (OSError, ValueError):
             pass
-    youngest = int(subprocess.run(["svnlook", "youngest", repo], stdout=subprocess.PIPE,
-                                  check=True).stdout)
+        subprocess.run(["rm", "-rf", work])
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
     print("svnserve -d%s, %d clients x %d commits, load average %s"
@@ -136,7 +138,6 @@ def main():
     for n, (ready, span, probes) in enumerate(switches, 1):
         print("switch %d: SIGTERM to new daemon started %.0f ms; refused probes %d over %.0f ms"
               % (n, ready * 1000, probes, span * 1000))
-    subprocess.run(["rm", "-rf", work])
     return 0
 
 
