@@ -903,7 +903,7 @@ class Deploy(unittest.TestCase):
             self.assertIn("which a graceful restart keeps: a full restart this once", p.stdout)
             self.assertIn("restarting apache2 fully", p.stdout)
             with open(envvars) as f:
-                self.assertNotIn("fsfs7", f.read())
+                self.assertNotIn("# fsfs7-enable", f.read())
             apache.wait()
             self.assertNotEqual(apache.pid(), old)
             self.assertNotEqual(mapped(apache.pid()), mine())
