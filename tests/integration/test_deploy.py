@@ -510,6 +510,7 @@ class Deploy(unittest.TestCase):
             self.assertIn("LD_LIBRARY_PATH=%s svnserve -d" % mod, p.stderr)
             self.assertIn("env LD_LIBRARY_PATH=%s /usr/bin/svnserve -i" % mod, p.stderr)
             self.assertIn("export LD_LIBRARY_PATH=%s" % mod, p.stderr)
+            self.assertIn("svnadmin rmtxns", p.stderr)
             self.assertFalse(os.path.exists(env["FSFS7_SYSTEMD_DIR"]))
         p = sh([tool("fsfs7-disable"), "svnserve"], ok=False, env=env)
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
