@@ -50,25 +50,8 @@ if [ "$have" != "$want" ]; then
     apt-get update -qq
   fi
   log "fetching source package subversion=$want"
-  if (cd "$src/dl" && apt-get source -qq --download-only "subversion=$want" 2>/dev/null); then
-    dpkg-source --no-check -x "$src"/dl/subversion_*.dsc "$src/subversion-upstream" >/dev/null 2>&1
-  else
-    # A mirror may carry the upstream tarball of the version but not its
-    # .dsc or Debian tarball (deb.debian.org as seen from our VMs, for
-    # trixie's 1.14.5-3).  The private headers the module compiles against
-    # come from the upstream release; Debian's patches to 1.14.2-4+deb12u1
-    # change none the module includes.  Said loudly, never silently.
-    orig=$(apt-get source --print-uris -qq "subversion=$want" 2>/dev/null \
-             | awk '$2 ~ /\.orig\.tar\.(gz|bz2|xz)$/ {print; exit}')
-    [ -n "$orig" ] || { log "no source of subversion=$want in apt's deb-src entries"; exit 1; }
-    read -r o_uri o_name o_size o_hash <<<"$orig"
-    log "WARNING: the mirror has no subversion_$want.dsc; using the upstream" \
-        "tarball $o_name without Debian's patches"
-    /usr/lib/apt/apt-helper -qq download-file "${o_uri//\'/}" "$src/dl/$o_name" "$o_hash" >/dev/null
-    tar -xf "$src/dl/$o_name" -C "$src"
-  fi
+  "$top/build/fetch-svn-source.sh" "$want" "$src" || exit 1
   # configure.ac looks for build/svn-src/subversion-*/subversion/libsvn_fs/fs-loader.h
-  rm -rf "$src/dl"
   echo "$want" > "$src/.version"
 fi
 

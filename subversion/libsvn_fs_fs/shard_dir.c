@@ -7,7 +7,12 @@
  * descriptor of it; the least recently used slot takes a new directory.
  * Several, because reads of delta chains go back and forth between
  * shards: with a single slot an export of a 3,000-revision history took
- * a directory descriptor for every few files.
+ * a directory descriptor for every few files.  A directory gets a slot
+ * only on its second miss among the recent ones (SEEN_SLOTS): taking one
+ * costs two system calls (open the directory, close the victim's), which
+ * only pay when it is used again; in a long history a delta chain visits
+ * shards scattered over all of it, and a load at 100,000 revisions took
+ * a slot 33 times a revision, mostly for a single file.
  * O_PATH opens nothing for reading and needs no permission beyond
  * search; the descriptor serves only as openat()'s starting point.
  *
@@ -34,6 +39,10 @@
 /* Directories kept per kind of file. */
 #define DIR_SLOTS 8
 
+/* Recently missed directories remembered per kind (by hash), so that a
+   slot goes to a directory missed twice. */
+#define SEEN_SLOTS 64
+
 /* Directory descriptors kept by the whole process at most. */
 #define PROCESS_MAX 128
 
@@ -51,6 +60,7 @@ typedef struct dir_slot_t
 typedef struct shard_dirs_t
 {
   dir_slot_t slots[svn_fs_fs__dir_kinds][DIR_SLOTS];
+  apr_uint32_t seen[svn_fs_fs__dir_kinds][SEEN_SLOTS];
   apr_uint64_t clock;
 } shard_dirs_t;
 
@@ -115,8 +125,9 @@ open_path(const char *path, int flags)
 }
 
 /* How many directory descriptors the process may keep: PROCESS_MAX, but
-   no more than a sixteenth of its descriptor limit.  Asked each time (a
-   server may change its limit); directories change seldom. */
+   no more than a sixteenth of its descriptor limit.  Asked each time a
+   slot is taken (a server may change its limit): that is seldom, since
+   a directory must have missed twice first. */
 static apr_uint32_t
 process_limit(void)
 {
@@ -167,8 +178,8 @@ slot_take(dir_slot_t *slot, const char *path, apr_size_t len)
 }
 
 /* The slot among DIRS' slots of KIND that holds the LEN first bytes of
-   PATH (*HELD set), or else the least recently used one, for
-   slot_take(). */
+   PATH (*HELD set; it becomes the most recently used), or else the least
+   recently used one, for slot_take(). */
 static dir_slot_t *
 find_slot(svn_boolean_t *held, shard_dirs_t *dirs,
           svn_fs_fs__dir_kind_t kind, const char *path, apr_size_t len)
@@ -189,8 +200,28 @@ find_slot(svn_boolean_t *held, shard_dirs_t *dirs,
       if (slots[i].last_use < victim->last_use)
         victim = &slots[i];
     }
-  victim->last_use = ++dirs->clock;
+  if (*held)
+    victim->last_use = ++dirs->clock;
   return victim;
+}
+
+/* Has the directory of the LEN first bytes of PATH missed recently in
+   DIRS' slots of KIND?  Remembers it as missed either way. */
+static svn_boolean_t
+missed_before(shard_dirs_t *dirs, svn_fs_fs__dir_kind_t kind,
+              const char *path, apr_size_t len)
+{
+  apr_uint32_t h = 2166136261u, *seen;
+  apr_size_t i;
+
+  for (i = 0; i < len; i++)
+    h = (h ^ (unsigned char)path[i]) * 16777619u;
+  h |= 1;                               /* 0 marks an empty entry */
+  seen = &dirs->seen[kind][h % SEEN_SLOTS];
+  if (*seen == h)
+    return TRUE;
+  *seen = h;
+  return FALSE;
 }
 
 /* Open PATH read-only into *FD; 0 or the errno value. */
@@ -206,6 +237,7 @@ svn_fs_fs__shard_dir_open(int *fd, svn_fs_t *fs, svn_fs_fs__dir_kind_t kind,
                           const char *path)
 {
   const char *slash = strrchr(path, '/');
+  shard_dirs_t *dirs;
   svn_boolean_t held;
   dir_slot_t *slot;
   apr_size_t len;
@@ -213,9 +245,15 @@ svn_fs_fs__shard_dir_open(int *fd, svn_fs_t *fs, svn_fs_fs__dir_kind_t kind,
   if (slash == NULL)
     return open_by_path(fd, path);
   len = (apr_size_t)(slash - path);
-  slot = find_slot(&held, get_dirs(fs), kind, path, len);
-  if (!held && !slot_take(slot, path, len))
-    return open_by_path(fd, path);
+  dirs = get_dirs(fs);
+  slot = find_slot(&held, dirs, kind, path, len);
+  if (!held)
+    {
+      if (!missed_before(dirs, kind, path, len)
+          || !slot_take(slot, path, len))
+        return open_by_path(fd, path);
+      slot->last_use = ++dirs->clock;
+    }
   do
     *fd = openat(slot->fd, slash + 1, O_RDONLY | O_CLOEXEC);
   while (*fd < 0 && errno == EINTR);

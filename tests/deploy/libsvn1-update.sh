@@ -148,7 +148,9 @@ EOF
     echo 'DefaultRuntimeDir ${APACHE_RUN_DIR}'
     echo 'User ${APACHE_RUN_USER}'; echo 'Group ${APACHE_RUN_GROUP}'
     echo 'ErrorLog ${APACHE_LOG_DIR}/error.log'; echo 'LogLevel warn'
-    echo 'StartServers 1'; echo 'ServerLimit 1'; echo 'ThreadsPerChild 4'; echo 'MaxRequestWorkers 4'
+    echo 'StartServers 1'; echo 'ServerLimit 2'; echo 'ThreadsPerChild 4'; echo 'MaxRequestWorkers 4'
+    # As Debian's apache2.conf: fsfs7-enable's LoadFile comes first.
+    echo "IncludeOptional $apache_dir/mods-enabled/*.load"
     for m in mpm_event authz_core dav dav_svn; do
       echo "LoadModule ${m}_module /usr/lib/apache2/modules/mod_$m.so"; done
     echo "<Location /svn>"; echo "  DAV svn"; echo "  SVNParentPath $work/repos"

@@ -564,6 +564,11 @@ def main(title, setup, module):
         suite = unittest.TestSuite(
             t for t in _flatten(suite)
             if any(n in t.id() for n in names))
+    if suite.countTestCases() == 0:
+        # A script that runs nothing must not pass: that is how every
+        # integration test once passed under make check without running.
+        print("SUMMARY %s: no test matched %s" % (title, names or "(all)"))
+        sys.exit(1)
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout,
                                      resultclass=_TimedResult).run(suite)
     failed = len(result.failures) + len(result.errors)

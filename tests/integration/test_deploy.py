@@ -16,16 +16,19 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   (an LD_PRELOADed svn_subr_version), with E200019 naming both versions;
 - a private Apache (own ServerRoot and APACHE_CONFDIR, event MPM,
   mod_dav_svn, Basic auth, a free loopback port) started on stock and
-  switched by `fsfs7-enable apache2` (which restarts it and checks
-  /proc/PID/maps), and a threaded svnserve (-T) started with the
+  switched by `fsfs7-enable apache2` (a LoadFile in mods-enabled/, a
+  graceful restart, /proc/PID/maps checked; a configuration that fails
+  apache2ctl's test leaves Apache as it was and the LoadFile out), and a
+  threaded svnserve (-T) started with the
   environment of the drop-in `fsfs7-enable svnserve` wrote; checkout,
   commit, propset, lock, log over http://, svnsync from the http://
   repository to the svn:// one, equal stock dumps, stock verify; every
   server process maps our module;
-- `fsfs7-disable` both: Apache restarted on stock by the command itself
-  (after `--drain` waited for an open client connection), svnserve
-  restarted without the drop-in; the same repositories take a commit and a
-  sync on stock, dumps still equal;
+- `fsfs7-disable` both: Apache restarted gracefully on stock by the
+  command itself while a request is in progress (`--drain` waits for
+  the previous generation serving it; the request is then answered in
+  full), svnserve restarted without the drop-in; the same repositories
+  take a commit and a sync on stock, dumps still equal;
 - the package's documentation: manual pages (gzipped, paths filled in,
   fsfs7-disable(8) a link), copyright (DEP-5) and changelog.Debian.gz
   (its version the package's); `--help` of every command exits 0;
@@ -38,8 +41,11 @@ fsfs7-enable/-disable/-check find the module under that root.  Then:
   daemon started by a script with the printed setting, and a stand-in
   inetd running the printed inetd.conf line per connection, beside a
   stock daemon; fsfs7-check --port / --root / PID picks each one out;
-- the inetd line switched to fsfs7 and back while 4 clients commit: no
-  commit fails.
+- switching under load, 4 clients committing (doc/deploy.md): Apache
+  switched to fsfs7 and back by the commands, the inetd line switched to
+  fsfs7 and back; no commit fails, every acknowledged commit is there, no
+  transaction is left, the processes after each switch map the wanted
+  module.
 
 Bounded: every server runs under a watchdog that kills it after
 SERVE_SECONDS even if this script dies; loopback only.
@@ -140,6 +146,45 @@ def mapped(pid):
     return None
 
 
+def mapped_all(pid):
+    """The realpaths of every libsvn_fs_fs PID has mapped (one when only
+    one module is loaded)."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return sorted({os.path.realpath(line.split()[-1]) for line in f
+                           if "libsvn_fs_fs-1.so" in line})
+    except FileNotFoundError:           # it has exited meanwhile
+        return None
+
+
+def descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
+def serving(conn, pids):
+    """Which of PIDS holds the server's end of the loopback TCP
+    connection CONN (its socket inode, from /proc/net/tcp)."""
+    mine_, peer = conn.getsockname()[1], conn.getpeername()[1]
+    with open("/proc/net/tcp") as f:
+        rows = [r.split() for r in f.read().splitlines()[1:]]
+    inode = next(r[9] for r in rows if int(r[1].split(":")[1], 16) == peer
+                 and int(r[2].split(":")[1], 16) == mine_)
+    for pid in pids:
+        try:
+            fds = os.listdir("/proc/%d/fd" % pid)
+            if any(os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "socket:[%s]" % inode
+                   for fd in fds):
+                return pid
+        except OSError:
+            continue
+    raise AssertionError("no process serves the connection from port %d" % mine_)
+
+
 def children(pid):
     out = []
     for st in glob.glob("/proc/[0-9]*/stat"):
@@ -159,8 +204,8 @@ class Apache:
     """A private Apache: APACHE_CONFDIR=DIR with its own envvars and
     apache2.conf, run by apache2ctl -k (as the enable command does)."""
 
-    def __init__(self, parent):
-        self.dir = S.path("apache2")
+    def __init__(self, parent, name="apache2"):
+        self.dir = S.path(name)
         self.port = free_port()
         for d in ("run", "lock", "log"):
             os.makedirs(os.path.join(self.dir, d), exist_ok=True)
@@ -183,9 +228,12 @@ class Apache:
                     "DefaultRuntimeDir ${APACHE_RUN_DIR}\n"
                     "User ${APACHE_RUN_USER}\nGroup ${APACHE_RUN_GROUP}\n"
                     "ErrorLog ${APACHE_LOG_DIR}/error.log\nLogLevel warn\n"
-                    "StartServers 1\nServerLimit 2\nThreadsPerChild 8\n"
+                    "StartServers 1\nServerLimit 4\nThreadsPerChild 8\n"
                     "MaxRequestWorkers 16\nTimeout 60\n"
                     % (self.dir, self.port))
+            # As Debian's apache2.conf: mods-enabled/*.load, where
+            # fsfs7-enable puts its LoadFile, before the modules.
+            f.write("IncludeOptional %s/mods-enabled/*.load\n" % self.dir)
             for m in mods:
                 f.write("LoadModule %s_module /usr/lib/apache2/modules/mod_%s.so\n" % (m, m))
             f.write("<Location /svn>\n  DAV svn\n  SVNParentPath %s\n"
@@ -410,7 +458,7 @@ class Deploy(unittest.TestCase):
         self.assertEqual(os.readlink(link), "fsfs7-enable.8.gz")
         with gzip.open(os.path.join(man, "man8", "fsfs7-enable.8.gz"), "rt") as f:
             enable = f.read()
-        for section in ("SWITCHING IS A RESTART", "SVNSERVE WITHOUT SYSTEMD", "svnadmin rmtxns",
+        for section in ("SWITCHING UNDER LOAD", "SVNSERVE WITHOUT SYSTEMD", "svnadmin rmtxns",
                         "svnserve \\-i", "\\-\\-drain", "\\-\\-print\\-env"):
             self.assertIn(section, enable)
 
@@ -462,6 +510,7 @@ class Deploy(unittest.TestCase):
             self.assertIn("LD_LIBRARY_PATH=%s svnserve -d" % mod, p.stderr)
             self.assertIn("env LD_LIBRARY_PATH=%s /usr/bin/svnserve -i" % mod, p.stderr)
             self.assertIn("export LD_LIBRARY_PATH=%s" % mod, p.stderr)
+            self.assertIn("svnadmin rmtxns", p.stderr)
             self.assertFalse(os.path.exists(env["FSFS7_SYSTEMD_DIR"]))
         p = sh([tool("fsfs7-disable"), "svnserve"], ok=False, env=env)
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
@@ -639,8 +688,10 @@ class Deploy(unittest.TestCase):
     def test_deploy_inetd_switch_under_load(self):
         """svnserve under inetd, switched to fsfs7 and back by editing its
         inetd.conf line while 4 clients commit: the line takes effect at
-        the next connection, each connection in progress ends on the
-        server that took it, and no commit fails."""
+        the next connection (whose svnserve maps the module the line
+        names, and only it), each connection in progress ends on the
+        server that took it; no commit fails, every acknowledged commit
+        is in the repository, no transaction is left."""
         p = sh([tool("fsfs7-enable"), "svnserve"], ok=False, env=no_systemd())
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
         root = S.path("load-inetd")
@@ -655,38 +706,58 @@ class Deploy(unittest.TestCase):
         stock_line = "svn stream tcp nowait svn /usr/bin/svnserve svnserve -i -r " + root
         port = free_port()
         inetd, conf, launches = start_inetd(port, stock_line, "load")
-        clients, each = 4, 10
-        errors, done, lock = [], [0], threading.Lock()
+        clients, each = 4, 25
+        acked, errors, done, lock = [], [], [0], threading.Lock()
 
         def client(i):
             for k in range(each):
-                q = T.stock("svnmucc", "--non-interactive", "-m", "c%d-%d" % (i, k), "mkdir",
-                            "svn://127.0.0.1:%d/R/c%d-%d" % (port, i, k))
+                path = "c%d-%d" % (i, k)
+                q = T.stock("svnmucc", "--non-interactive", "-m", path, "mkdir",
+                            "svn://127.0.0.1:%d/R/%s" % (port, path))
+                m = re.search(rb"^r(\d+) committed", q.stdout, re.M)
                 with lock:
-                    if q.returncode:
+                    if q.returncode or not m:
                         errors.append("client %d commit %d: %s" % (i, k, T.describe(q)))
+                    else:
+                        acked.append((int(m.group(1)), path))
                     done[0] += 1
 
-        def switch_to(line, after):
+        def switch_to(line, after, on_fsfs7):
             while done[0] < after and any(t.is_alive() for t in threads):
                 time.sleep(0.02)
             with open(conf + ".new", "w") as f:
                 f.write(line + "\n")
             os.rename(conf + ".new", conf)       # inetd reloads its configuration
+            # The svnserve of a connection made now maps the new module.
+            conn = open_session(port, "R")
+            try:
+                pid = serving(conn, descendants(inetd.pid))
+                self.assertEqual(mapped_all(pid) == [mine()], on_fsfs7,
+                                 "pid %d: %s" % (pid, mapped_all(pid)))
+                self.assertEqual(len(mapped_all(pid)), 1)
+            finally:
+                conn.close()
 
         threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
         try:
             for t in threads:
                 t.start()
-            switch_to(fsfs7_line, clients * each // 4)
-            switch_to(stock_line, clients * each * 3 // 4)
+            switch_to(fsfs7_line, clients * each // 4, True)
+            switch_to(stock_line, clients * each * 3 // 4, False)
             for t in threads:
                 t.join()
         finally:
+            for t in threads:
+                t.join()
             os.killpg(inetd.pid, signal.SIGKILL)
             inetd.wait()
         self.assertEqual(errors, [], "\n".join(errors[:5]))
         self.assertEqual(int(T.stock_ok("svnlook", "youngest", repo).stdout), clients * each)
+        self.assertEqual(len(acked), clients * each)
+        for rev, path in acked:
+            self.assertEqual(T.stock_ok("svnlook", "changed", "-r", str(rev), repo).stdout,
+                             ("A   %s/\n" % path).encode(), "r%d" % rev)
+        self.assertEqual(T.stock_ok("svnadmin", "lstxns", repo).stdout, b"")
         T.stock_ok("svnadmin", "verify", "-q", repo)
         with open(launches) as f:
             served = f.read().splitlines()
@@ -695,8 +766,158 @@ class Deploy(unittest.TestCase):
         self.assertTrue(0 < on_fsfs7[0] and on_fsfs7[-1] < len(served) - 1,
                         "the switches did not fall inside the load: %d of %d on fsfs7"
                         % (len(on_fsfs7), len(served)))
-        T.log("inetd switch under load: %d commits by %d clients, 0 failed; %d of %d "
-              "connections on fsfs7" % (clients * each, clients, len(on_fsfs7), len(served)))
+        T.log("inetd switch under load: %d commits by %d clients, %d failed; %d of %d "
+              "connections on fsfs7" % (clients * each, clients, len(errors), len(on_fsfs7),
+                                        len(served)))
+
+    def test_deploy_apache_switch_under_load(self):
+        """A private Apache switched stock -> fsfs7 -> stock by
+        fsfs7-enable/-disable (LoadFile, graceful restart) while 4
+        clients commit over http://: no commit fails, every commit a
+        client saw acknowledged is in the repository, no transaction is
+        left, stock verify passes, a probe connecting every 20 ms is never
+        refused, and after each switch the parent and the new generation
+        of children map the wanted module, and only it.  The clients
+        commit until both switches are done and then 5 more each (at most
+        150 each)."""
+        parent = S.path("load-http")
+        os.makedirs(parent)
+        repo = os.path.join(parent, "L")
+        T.stock_ok("svnadmin", "create", repo)
+        if os.geteuid() == 0:
+            subprocess.run(["chown", "-R", "www-data:www-data", parent], check=True)
+        apache = Apache(parent, "apache2-load")
+        env = dict(no_systemd(), APACHE_CONFDIR=apache.dir)
+        clients, most = 4, 150     # a bound; they stop 5 commits after the switches
+        acked, errors, done, lock = [], [], [0], threading.Lock()
+        switched = threading.Event()
+        probes, refused = [0], []
+
+        def probe():
+            # A connection every 20 ms: the port never refuses one.
+            while not switched.is_set():
+                try:
+                    socket.create_connection(("127.0.0.1", apache.port), 5).close()
+                except OSError as e:
+                    refused.append(str(e))
+                probes[0] += 1
+                time.sleep(0.02)
+
+        def client(i):
+            extra = 5
+            for k in range(most):
+                if switched.is_set():
+                    if extra == 0:
+                        break
+                    extra -= 1
+                path = "c%d-%d" % (i, k)
+                q = T.stock("svnmucc", "-m", path, "mkdir", apache.url("L", path), *AUTH)
+                out = q.stdout.decode(errors="replace")
+                with lock:
+                    m = re.search(r"^r(\d+) committed", out, re.M)
+                    if q.returncode or not m:
+                        errors.append("client %d commit %d: %s" % (i, k, T.describe(q)))
+                    else:
+                        acked.append((int(m.group(1)), path))
+                    done[0] += 1
+
+        def switch(cmd, want, after):
+            while done[0] < after and any(t.is_alive() for t in threads[:clients]):
+                time.sleep(0.02)
+            before, t0 = done[0], time.monotonic()
+            p = sh([tool(cmd), "apache2"], env=env, ok=False, timeout=120)
+            took = time.monotonic() - t0
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("graceful restart of apache2", p.stdout)
+            self.assertIn("svnadmin rmtxns", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^apache2 pid %d \(user [^)]*\): %s \("
+                             % (apache.pid(), want))
+            # The parent and every child started by the restart (the
+            # previous generation has ended: the command waited for it).
+            for pid in [apache.pid()] + children(apache.pid()):
+                maps = mapped_all(pid)
+                if maps is None:
+                    continue
+                self.assertEqual(len(maps), 1, "pid %d maps %s" % (pid, maps))
+                self.assertEqual(maps[0] == mine(), want == "fsfs7", "pid %d: %s" % (pid, maps))
+            return before, done[0], took
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        try:
+            apache.start()
+            self.assertNotEqual(mapped(apache.pid()), mine())
+            threads.append(threading.Thread(target=probe))
+            for t in threads:
+                t.start()
+            on = switch("fsfs7-enable", "fsfs7", 8)
+            off = switch("fsfs7-disable", "stock", on[1] + 8)
+            switched.set()
+            for t in threads:
+                t.join()
+        finally:
+            switched.set()
+            for t in threads:
+                t.join()
+            apache.stop()
+            os.killpg(apache.dog.pid, signal.SIGKILL)
+            apache.dog.wait()
+        total = done[0]
+        self.assertEqual(errors, [], "%d of %d commits failed:\n%s"
+                         % (len(errors), total, "\n".join(errors[:5])))
+        self.assertEqual(refused, [], "%d of %d probes refused" % (len(refused), probes[0]))
+        self.assertEqual(int(T.stock_ok("svnlook", "youngest", repo).stdout), total)
+        self.assertEqual(len(acked), total)
+        for rev, path in acked:
+            self.assertEqual(T.stock_ok("svnlook", "changed", "-r", str(rev), repo).stdout,
+                             ("A   %s/\n" % path).encode(), "r%d" % rev)
+        self.assertEqual(T.stock_ok("svnadmin", "lstxns", repo).stdout, b"")
+        T.stock_ok("svnadmin", "verify", "-q", repo)
+        # Each switch fell inside the load: commits before, during, between
+        # and after the two commands.
+        self.assertTrue(0 < on[0] < on[1] < off[0] < off[1] < total,
+                        "switches at %s and %s of %d commits" % (on[:2], off[:2], total))
+        T.log("apache switch under load: %d commits by %d clients, %d failed; enable during "
+              "commits %d-%d (%.1f s), disable during %d-%d (%.1f s); %d of %d probes refused"
+              % (total, clients, len(errors), on[0], on[1], on[2], off[0], off[1], off[2],
+                 len(refused), probes[0]))
+
+    def test_deploy_apache_from_envvars_line(self):
+        """An Apache started with the envvars line of earlier releases
+        (LD_LIBRARY_PATH, which a graceful restart keeps): the commands
+        take the line out and restart it fully, once; from then on the
+        switch is the graceful one."""
+        parent = S.path("old-http")
+        os.makedirs(parent)
+        apache = Apache(parent, "apache2-old")
+        env = dict(no_systemd(), APACHE_CONFDIR=apache.dir)
+        envvars = os.path.join(apache.dir, "envvars")
+        with open(envvars, "a") as f:
+            f.write("fsfs7_dir=%s; if [ -r $fsfs7_dir/apache2-envvars ]; then "
+                    ". $fsfs7_dir/apache2-envvars; fi # fsfs7-enable\n" % moddir())
+        try:
+            apache.start()
+            old = apache.pid()
+            self.assertEqual(mapped(old), mine())
+            p = sh([tool("fsfs7-disable"), "apache2"], env=env, ok=False, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("removed the LD_LIBRARY_PATH line of an earlier fsfs7", p.stdout)
+            self.assertIn("which a graceful restart keeps: a full restart this once", p.stdout)
+            self.assertIn("restarting apache2 fully", p.stdout)
+            with open(envvars) as f:
+                self.assertNotIn("# fsfs7-enable", f.read())
+            apache.wait()
+            self.assertNotEqual(apache.pid(), old)
+            self.assertNotEqual(mapped(apache.pid()), mine())
+            self.assertIsNotNone(mapped(apache.pid()))
+            p = sh([tool("fsfs7-enable"), "apache2"], env=env, ok=False, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
+            self.assertIn("graceful restart of apache2", p.stdout)
+            self.assertNotIn("fully", p.stdout)
+            self.assertEqual(mapped_all(apache.pid()), [mine()])
+        finally:
+            apache.stop()
+            os.killpg(apache.dog.pid, signal.SIGKILL)
+            apache.dog.wait()
 
     def test_deploy_txns(self):
         """fsfs7-check --txns lists a transaction nobody finished, by age,
@@ -830,14 +1051,32 @@ class Deploy(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stdout)
             self.assertIn("stock", p.stdout)
 
-            # The switch, as documented (nothing to drain: at once).
-            # No connection: the drain does not wait (said, not timed).
+            # A configuration that fails apache2ctl's test: the server runs
+            # on as it was, the LoadFile is taken out again, exit 1.
+            broken = os.path.join(apache.dir, "mods-enabled", "zz-broken.load")
+            os.makedirs(os.path.dirname(broken), exist_ok=True)
+            with open(broken, "w") as f:
+                f.write("NoSuchDirective here\n")
+            before = apache.pid()
+            p = sh([tool("fsfs7-enable"), "apache2"], env=env, ok=False, timeout=60)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("the graceful restart failed: apache2 runs on as it was", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(apache.dir, "mods-enabled",
+                                                         "00fsfs7.load")))
+            self.assertEqual(apache.pid(), before)
+            self.assertNotEqual(mapped(before), mine())
+            os.unlink(broken)
+
+            # The switch, as documented: a LoadFile and a graceful restart
+            # (no request in progress: nothing to wait for).
             p = sh([tool("fsfs7-enable"), "--drain", "20", "apache2"], env=env, ok=False,
                    timeout=60)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
-            self.assertIn("apache2 has no client connection", p.stdout)
-            self.assertIn("a commit in flight fails", p.stdout)
+            self.assertIn("graceful restart of apache2 (pid %d)" % apache.pid(), p.stdout)
+            self.assertNotIn("previous generation", p.stdout)
             self.assertIn("fsfs7-check --txns", p.stdout)
+            with open(os.path.join(apache.dir, "mods-enabled", "00fsfs7.load")) as f:
+                self.assertIn("LoadFile %s/libsvn_fs_fs-1.so.1" % moddir(), f.read())
             self.assertRegex(p.stdout, r"(?m)^apache2 pid %d \(user [^)]*\): fsfs7 \("
                              % apache.pid())
             apache.wait()
@@ -882,24 +1121,49 @@ class Deploy(unittest.TestCase):
             for pid in (apache.pid(), srv.pid()):
                 self.assertEqual(mapped(pid), mine(), "pid %d" % pid)
 
-            # And back to stock, the same repositories; --drain waits for
-            # a request in progress (Apache accepts a connection once it
-            # carries data), then restarts anyway.
-            idle = socket.create_connection(("127.0.0.1", apache.port), 5)
+            # And back to stock, the same repositories, with a request in
+            # progress (half its header sent): --drain waits for the
+            # previous generation that serves it, then reports it; the
+            # request, finished afterwards, is answered, not cut.
+            busy = socket.create_connection(("127.0.0.1", apache.port), 5)
             try:
-                idle.sendall(b"GET /svn/H/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                busy.sendall(b"GET /svn/H/trunk/d/f0 HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 time.sleep(0.5)
                 t0 = time.monotonic()
                 p = sh([tool("fsfs7-disable"), "--drain", "2", "apache2"], env=env, ok=False,
                        timeout=60)
                 waited = time.monotonic() - t0
+                busy.sendall(b"Authorization: Basic %s\r\nConnection: close\r\n\r\n"
+                             % base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()))
+                busy.settimeout(30)
+                answer = b""
+                while True:
+                    got = busy.recv(65536)
+                    if not got:
+                        break
+                    answer += got
             finally:
-                idle.close()
+                busy.close()
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
-            self.assertIn("waiting up to 2 s for apache2's 1 client connection(s)", p.stdout)
-            self.assertIn("apache2 still has 1 client connection(s) after 2 s", p.stdout)
+            self.assertIn("graceful restart of apache2 (pid %d)" % apache.pid(), p.stdout)
+            self.assertRegex(p.stdout, r"waiting up to 2 s for \d+ process\(es\) of the "
+                             r"previous generation")
+            self.assertIn("1 process(es) of the previous generation still serve requests "
+                          "after 2 s", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^apache2 pid \d+ \(user [^,]*, previous "
+                             r"generation, finishing its requests\): fsfs7 \(")
             self.assertGreaterEqual(waited, 2)
-            self.assertIn("stock (", p.stdout)
+            self.assertRegex(p.stdout, r"(?m)^apache2 pid %d \(user [^)]*\): stock \("
+                             % apache.pid())
+            self.assertTrue(answer.startswith(b"HTTP/1.1 200 "), answer[:200])
+            self.assertTrue(answer.endswith(b"line 0\n"), answer[-200:])
+            self.assertFalse(os.path.exists(os.path.join(apache.dir, "mods-enabled",
+                                                         "00fsfs7.load")))
+            # The previous generation exits once its request is answered.
+            deadline = time.monotonic() + 20
+            while (any(mapped_all(k) == [mine()] for k in children(apache.pid()))
+                   and time.monotonic() < deadline):
+                time.sleep(0.2)
             apache.wait()
             sh([tool("fsfs7-disable"), "--no-restart", "svnserve"], env=env)
             self.assertFalse(os.path.exists(dropin))

@@ -160,11 +160,42 @@ test_descriptors_bounded(void **state)
 
       assert_null(svn_io_dir_make(dir, APR_OS_DEFAULT, pool));
       put(file, "x");
+      /* twice: a directory gets a slot on its second miss */
       assert_string_equal(get(fs, svn_fs_fs__dir_revs, file), "x");
+      assert_string_equal(get(fs, svn_fs_fs__dir_revs, file), "x");
+      assert_string_equal(get(fs, svn_fs_fs__dir_revprops, file), "x");
       assert_string_equal(get(fs, svn_fs_fs__dir_revprops, file), "x");
     }
   assert_true(open_fds() - before <= 2 * 8);
   assert_true(open_fds() - before >= 2);
+  svn_pool_destroy(fs->pool);
+  assert_int_equal(open_fds(), before);
+  assert_null(svn_io_remove_dir2(top, FALSE, NULL, NULL, pool));
+}
+
+/* A directory whose file is opened once keeps no descriptor (taking
+   one would cost two system calls for nothing); opened again, it does,
+   and the next open of a file there keeps no more. */
+static void
+test_slot_on_second_miss(void **state)
+{
+  const char *top = scratch_dir();
+  const char *dir = apr_psprintf(pool, "%s/3", top);
+  svn_fs_t *fs = make_fs();
+  int before = open_fds();
+
+  assert_null(svn_io_dir_make(dir, APR_OS_DEFAULT, pool));
+  put(apr_psprintf(pool, "%s/3000", dir), "a");
+  put(apr_psprintf(pool, "%s/3001", dir), "b");
+  assert_string_equal(get(fs, svn_fs_fs__dir_revs,
+                          apr_psprintf(pool, "%s/3000", dir)), "a");
+  assert_int_equal(open_fds(), before);
+  assert_string_equal(get(fs, svn_fs_fs__dir_revs,
+                          apr_psprintf(pool, "%s/3001", dir)), "b");
+  assert_int_equal(open_fds(), before + 1);
+  assert_string_equal(get(fs, svn_fs_fs__dir_revs,
+                          apr_psprintf(pool, "%s/3000", dir)), "a");
+  assert_int_equal(open_fds(), before + 1);
   svn_pool_destroy(fs->pool);
   assert_int_equal(open_fds(), before);
   assert_null(svn_io_remove_dir2(top, FALSE, NULL, NULL, pool));
@@ -194,6 +225,9 @@ test_process_cap(void **state)
       put(file, text);
       assert_string_equal(get(d % 2 ? a : b, svn_fs_fs__dir_revs, file),
                           text);
+      assert_string_equal(get(d % 2 ? a : b, svn_fs_fs__dir_revs, file),
+                          text);
+      assert_string_equal(get(a, svn_fs_fs__dir_revprops, file), text);
       assert_string_equal(get(a, svn_fs_fs__dir_revprops, file), text);
     }
   assert_true(open_fds() - before <= 4);
@@ -213,6 +247,7 @@ main(void)
     cmocka_unit_test(test_directory_made_anew),
     cmocka_unit_test(test_descriptors_bounded),
     cmocka_unit_test(test_process_cap),
+    cmocka_unit_test(test_slot_on_second_miss),
   };
   return RUN_TESTS_WITH_POOL(tests, pool);
 }

@@ -37,9 +37,15 @@ Operations (those a shape has):
   youngest     svnlook youngest (open + youngest)
   commit       svnmucc put of a new small file over file:// (its latency)
   commit-big   the same into /big (width: the directory of SIZE entries)
+  commit-svn   the same over svn:// into a threaded `svnserve -d -T` of
+               the module (started once per repository and module, on a
+               free loopback port, stopped at the end), 10 commits a
+               trial: the client's fastest latency, the server's CPU
+               time per commit (from /proc/PID/stat) and its peak RSS
   log-1        svn log -l 1 at HEAD
   log-100v     svn log -l 100 -v at HEAD
   log-file     svn log of /deep.txt (depth: SIZE revisions)
+  blame        svn blame of /deep.txt (every one of its SIZE revisions)
   cat          svn cat of a file at HEAD
   list         svn list of a directory at HEAD (width: /big)
   checkout     svn checkout of a small subtree
@@ -58,6 +64,9 @@ import argparse
 import json
 import os
 import shutil
+import signal
+import socket
+import ctypes
 import subprocess
 import sys
 import time
@@ -69,24 +78,27 @@ MODULES = ("stock", "fsfs7")
 DEFAULT_SIZES = {"length": [10000, 100000], "width": [20000, 200000],
                  "depth": [5000, 50000], "wide": [10000, 100000]}
 OPS = {
-    "length": ["youngest", "commit", "log-1", "log-100v", "cat", "list",
-               "checkout", "verify-head", "hotcopy-inc", "load-1000",
-               "pack-shard"],
+    "length": ["youngest", "commit", "commit-svn", "log-1", "log-100v",
+               "cat", "list", "checkout", "verify-head", "hotcopy-inc",
+               "load-1000", "pack-shard"],
     "width": ["youngest", "commit-big", "log-1", "cat", "list",
               "verify-head"],
-    "depth": ["youngest", "commit", "log-1", "log-file", "cat",
+    "depth": ["youngest", "commit", "log-1", "log-file", "blame", "cat",
               "verify-head", "load-1000", "pack-shard"],
     "wide": ["load-wide", "log-1v", "verify-head"],
 }
 PACKABLE = ("length", "depth")
-HEAVY = ("load-1000", "pack-shard")
+HEAVY = ("load-1000", "pack-shard", "blame")
+# measured in the server, not by the client's process (no syscall count)
+SERVED = ("commit-svn",)
+SERVED_BATCH = 10
 # what cat / list / checkout / commit read or write, per shape
 TARGETS = {
     "length": {"cat": "trunk/m00/d00/f0.txt", "list": "trunk/m00",
                "checkout": "trunk/m00/d00", "commit": "trunk/m01/d01"},
     "width": {"cat": "big/e0000000.txt", "list": "big",
               "commit": "other", "commit-big": "big"},
-    "depth": {"cat": "deep.txt", "log-file": "deep.txt",
+    "depth": {"cat": "deep.txt", "log-file": "deep.txt", "blame": "deep.txt",
               "commit": "other"},
 }
 
@@ -295,6 +307,61 @@ def link_copy(src, dst):
             os.replace(tmp, p)
 
 
+# -- svnserve ----------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def die_with_parent():
+    """In the child: SIGTERM when the benchmark dies, so that no server
+    outlives it."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+
+
+class Server:
+    """A threaded `svnserve -d` on a free loopback port serving ROOT
+    through the module of ENV; its CPU time is read from /proc, so one
+    commit's server cost is the difference around it."""
+
+    def __init__(self, root, env):
+        self.port = free_port()
+        conf = os.path.join(root, "svnserve.conf")
+        with open(conf, "w") as f:
+            f.write("[general]\nanon-access = write\n")
+        self.proc = subprocess.Popen(
+            ["svnserve", "-d", "--foreground", "-T", "-r", root,
+             "--config-file", conf,
+             "--listen-host", "127.0.0.1", "--listen-port", str(self.port)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent)
+        for _ in range(100):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("svnserve did not start")
+
+    def cpu(self):
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def peak_mb(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+        return 0.0
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
 # -- operations --------------------------------------------------------------
 
 class Bench:
@@ -331,6 +398,25 @@ class Bench:
             r = measure(self.commit_argv(repo, tg[op]), env)
             ctx["committed"] = True
             return r
+        if op == "commit-svn":
+            # SERVED_BATCH commits: the client's fastest latency; the
+            # server's CPU per commit (its /proc ticks are 10 ms, so the
+            # batch's total is divided) and its peak RSS so far
+            if COUNT["on"]:
+                return None
+            srv = self.server(m, ctx)
+            cpu0, walls = srv.cpu(), []
+            for _ in range(SERVED_BATCH):
+                argv = self.commit_argv(repo, tg["commit"])
+                argv[argv.index("-U") + 1] = "svn://127.0.0.1:%d/%s" % (
+                    srv.port, os.path.relpath(repo, self.work))
+                walls.append(measure(argv, env)[0])
+            time.sleep(0.05)        # the server thread's last steps
+            ctx["committed"] = True
+            return (min(walls), (srv.cpu() - cpu0) / SERVED_BATCH,
+                    srv.peak_mb())
+        if op == "blame":
+            return measure(["svn", "blame", self.url(repo, tg[op])], env)
         if op == "log-1":
             return measure(["svn", "log", "-l", "1", self.url(repo)], env)
         if op == "log-1v":
@@ -374,6 +460,13 @@ class Bench:
             return r
         raise ValueError(op)
 
+    def server(self, m, ctx):
+        """The svnserve of module M for this repository (started once)."""
+        servers = ctx.setdefault("servers", {})
+        if m not in servers:
+            servers[m] = Server(self.work, self.envs[m])
+        return servers[m]
+
     def load_next(self, ctx, name, env):
         """Load the stream that follows the cached history into a linked
         copy of it, WORK/NAME; (the measurement, the copy)."""
@@ -408,6 +501,14 @@ class Bench:
             ctx["hotcopy"] = os.path.join(self.work, "hotcopy")
             link_copy(cached, ctx["hotcopy"])
         best = {}
+        try:
+            self.trials(shape, size, variant, ctx, mine, best)
+        finally:
+            for srv in ctx.get("servers", {}).values():
+                srv.stop()
+        return {"%s|%s" % k: v for k, v in best.items()}
+
+    def trials(self, shape, size, variant, ctx, mine, best):
         for t in range(self.args.trials):
             order = MODULES if t % 2 == 0 else MODULES[::-1]
             for m in order:
@@ -428,7 +529,6 @@ class Bench:
                                                    t + 1, m))
         if self.args.syscalls:
             self.count_pass(shape, ctx, mine, best)
-        return {"%s|%s" % k: v for k, v in best.items()}
 
     def count_pass(self, shape, ctx, mine, best):
         """One more run of each light operation per module under strace;
@@ -439,7 +539,7 @@ class Bench:
                 ctx["repo"] = mine
                 for op in OPS[shape]:
                     if (self.args.ops and op not in self.args.ops) or \
-                       op in HEAVY:
+                       op in HEAVY or op in SERVED:
                         continue
                     r = self.one(op, m, ctx)
                     if r is not None:
