@@ -108,6 +108,8 @@ MUTATING = set("""
 
 # What the module imports from libc that changes no file.  A new import
 # outside this list and fault.so's must be classified here or interposed.
+# (glibc 2.38 and later, Debian 13's, bind strtol and kin to their C23
+# names __isoc23_*.)
 MODULE_READ_ONLY = set("""
     __errno_location abort access calloc close closedir dirfd dlclose dlopen
     dlsym dlerror fdopendir free getenv getrlimit malloc memchr memcmp memcpy
@@ -122,6 +124,7 @@ MODULE_READ_ONLY = set("""
     bsearch strncpy strcspn strspn strtok_r abs labs atoi atol fcntl fcntl64
     flock getuid geteuid sched_yield usleep nanosleep __cxa_finalize
     __cxa_atexit atexit
+    __isoc23_strtol __isoc23_strtoul __isoc23_strtoll __isoc23_strtoull
 """.split())
 
 
