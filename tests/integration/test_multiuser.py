@@ -382,6 +382,8 @@ class MultiUserTest(unittest.TestCase):
         if problems:
             self.fail("format %d:\n%s" % (fmt, "\n".join(problems)))
 
+    @unittest.skipUnless(T.SLOW, "slow check: FSFS7_SLOW=1 (make check-slow); "
+                         "f8 runs in make check (the same group-sharing code)")
     def test_issue30_group_shared_f6(self):
         self.check_format(6)
 

@@ -124,6 +124,8 @@ class ProvedTexts(unittest.TestCase):
     def test_proof_damage_never_passes(self):
         self.damage_trials(REPO, 9)
 
+    @unittest.skipUnless(T.SLOW, "slow check: FSFS7_SLOW=1 (make check-slow); "
+                         "the unpacked trials run in make check")
     def test_proof_damage_never_passes_packed(self):
         self.damage_trials(PACKED, 10, file_reps(PACKED))
 
