@@ -65,11 +65,11 @@ import json
 import os
 import shutil
 import signal
-import socket
 import ctypes
 import subprocess
 import sys
 import time
+from servers import free_port, wait_for_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -309,11 +309,6 @@ def link_copy(src, dst):
 
 # -- svnserve ----------------------------------------------------------------
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def die_with_parent():
     """In the child: SIGTERM when the benchmark dies, so that no server
@@ -337,13 +332,11 @@ class Server:
              "--listen-host", "127.0.0.1", "--listen-port", str(self.port)],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=die_with_parent)
-        for _ in range(100):
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("svnserve did not start")
+        try:
+            wait_for_port(self.port, self.proc)
+        except RuntimeError:
+            self.stop()
+            raise
 
     def cpu(self):
         with open("/proc/%d/stat" % self.proc.pid) as f:
