@@ -2229,6 +2229,21 @@ long_text_cache(reader_t *r, apr_size_t len)
   return cache;
 }
 
+/* Offer TEXT, R's verified fulltext, to LONG_CACHE (long_text_cache). */
+static svn_error_t *
+offer_long(reader_t *r, svn_cache__t *long_cache, svn_stringbuf_t *text)
+{
+  svn_fs_fs__pair_cache_key_t key = make_key(r->rep.revision,
+                                             r->rep.item_index);
+
+  SVN_ERR(svn_fs_fs__admit_store(long_cache,
+                                 SVN_FS_FS__DATA(r->fs)->admit_salt,
+                                 svn_fs_fs__admit_text, &key, sizeof(key),
+                                 FALSE, text, r->scratch));
+  svn_pool_clear(r->scratch);
+  return SVN_NO_ERROR;
+}
+
 /* Put TEXT, the verified fulltext of R's representation, into the
    fulltext cache. */
 static svn_error_t *
@@ -2240,13 +2255,7 @@ cache_fulltext(reader_t *r, svn_stringbuf_t *text)
                                              r->rep.item_index);
 
   if (long_cache)
-    {
-      SVN_ERR(svn_fs_fs__admit_store(long_cache,
-                                     SVN_FS_FS__DATA(r->fs)->admit_salt,
-                                     svn_fs_fs__admit_text, &key, sizeof(key),
-                                     FALSE, text, r->scratch));
-      svn_pool_clear(r->scratch);
-    }
+    SVN_ERR(offer_long(r, long_cache, text));
   if (cache && text->len > LARGE_FULLTEXT)
     remember_large_text(r->fs, r->rep.revision, r->rep.item_index, text);
   else if (cache && !long_cache)
@@ -2264,8 +2273,6 @@ cache_fulltext(reader_t *r, svn_stringbuf_t *text)
 static svn_error_t *
 long_cache_large(reader_t *r, svn_cache__t *long_cache)
 {
-  svn_fs_fs__pair_cache_key_t key = make_key(r->rep.revision,
-                                             r->rep.item_index);
   svn_stringbuf_t text;
 
   LARGE_DATA(r->large)[r->large->len] = '\0';
@@ -2273,12 +2280,7 @@ long_cache_large(reader_t *r, svn_cache__t *long_cache)
   text.data = LARGE_DATA(r->large);
   text.len = r->large->len;
   text.blocksize = r->large->cap + 1;
-  SVN_ERR(svn_fs_fs__admit_store(long_cache,
-                                 SVN_FS_FS__DATA(r->fs)->admit_salt,
-                                 svn_fs_fs__admit_text, &key, sizeof(key),
-                                 FALSE, &text, r->scratch));
-  svn_pool_clear(r->scratch);
-  return SVN_NO_ERROR;
+  return svn_error_trace(offer_long(r, long_cache, &text));
 }
 
 /* The end of R's text was reached: verify it (REP-5, REP-7), cache it,
