@@ -1165,20 +1165,25 @@ replace_file(svn_fs_t *fs, const char *path, const svn_stringbuf_t *data,
   svn_boolean_t flush = svn_fs_fs__flush_wanted(fs);
   apr_file_t *file;
   const char *tmp;
+  svn_error_t *err;
 
   SVN_ERR(svn_io_open_unique_file3(&file, &tmp,
                                    svn_dirent_dirname(path, scratch_pool),
                                    svn_io_file_del_none, scratch_pool,
                                    scratch_pool));
-  SVN_ERR(svn_io_file_write_full(file, data->data, data->len, NULL,
-                                 scratch_pool));
-  if (flush)
-    SVN_ERR(svn_io_file_flush_to_disk(file, scratch_pool));
-  SVN_ERR(svn_io_file_close(file, scratch_pool));
-  if (perms_from)
-    SVN_ERR(svn_io_copy_perms(perms_from, tmp, scratch_pool));
-  return svn_error_trace(svn_io_file_rename2(tmp, path, flush,
-                                             scratch_pool));
+  err = svn_io_file_write_full(file, data->data, data->len, NULL,
+                               scratch_pool);
+  if (!err && flush)
+    err = svn_io_file_flush_to_disk(file, scratch_pool);
+  err = svn_error_compose_create(err, svn_io_file_close(file, scratch_pool));
+  if (!err && perms_from)
+    err = svn_io_copy_perms(perms_from, tmp, scratch_pool);
+  if (!err)
+    err = svn_io_file_rename2(tmp, path, flush, scratch_pool);
+  if (err)
+    /* (a full disk, say): the old file stands; leave no temp file */
+    svn_error_clear(svn_io_remove_file2(tmp, TRUE, scratch_pool));
+  return svn_error_trace(err);
 }
 
 /* Revprops of a revision that is not packed: its own file. */
