@@ -121,27 +121,86 @@ count_store(svn_fs_fs__admit_kind_t kind)
     svn_fs_fs__note_long_term_store();
 }
 
+/* The two slots of the key whose fingerprint is FP: its low bits, and
+   bits of a second mix of it (the tag and the stored filter use the
+   high and middle bits). */
+#define SLOT_A(fp) ((fp) & (ADMIT_SLOTS - 1))
+#define SLOT_B(fp) ((((fp) * APR_UINT64_C(0x9e3779b97f4a7c15)) >> 40) \
+                    & (ADMIT_SLOTS - 1))
+
+/* Whether the slot value SLOT holds the key with TAG. */
+static svn_boolean_t
+holds(apr_uint32_t slot, apr_uint32_t tag)
+{
+  return (slot & MISS_MASK) && (slot & ~MISS_MASK) == tag;
+}
+
+/* A fair coin per call, from a generator of the calling thread
+   (xorshift32; each thread starts from the address of its state, so
+   threads do not toss in step).
+
+   Why a coin: two keys that share a slot and are both read once per
+   request would otherwise take the slot from each other on every miss
+   and never reach a second one.  A server's working set is read in
+   that rhythm: svnserve -M 1024 serving the same export of a
+   6,000-revision history again and again re-read ~2,300 node-revs,
+   ~2,300 texts and ~2,000 revision file images from disk on every
+   export, forever (a third of its keys, the share of 6,700 keys in
+   16,384 slots that collide).  When a miss finds another key's tag,
+   the tag stays with probability one half: the key already there then
+   reaches its next miss with probability one half per round, is
+   stored, stops missing and leaves the slot to the other.  (Only where
+   both of a key's slots are taken: admit_fingerprint.) */
+static svn_boolean_t
+coin_says_keep(void)
+{
+  static __thread apr_uint32_t state;
+  apr_uint32_t x = state;
+
+  if (x == 0)
+    x = (apr_uint32_t)(apr_uintptr_t)&state | 1;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  state = x;
+  return (x >> 16) & 1;
+}
+
 /* svn_fs_fs__admit() for the key whose fingerprint is FP; an admitted
    key is counted (count_store). */
 static svn_boolean_t
 admit_fingerprint(apr_uint64_t fp, svn_fs_fs__admit_kind_t kind)
 {
-  apr_uint32_t tag, old, *slot;
-  unsigned misses;
+  apr_uint32_t tag, first, second, *slot;
+  unsigned misses = 0;
 
   if (admit_everything())
     {
       count_store(kind);
       return TRUE;
     }
-  slot = &admit_table[fp & (ADMIT_SLOTS - 1)];
-  /* A slot is the key's tag (its top 30 bits) and, in the low two bits,
-     the misses seen so far (1 to 3; 0 is an empty slot).  Two threads
-     missing the same key at once may count one miss: harmless. */
+  /* A slot is a key's tag (the top 30 bits of its fingerprint) and, in
+     the low two bits, the misses seen so far (1 to 3; 0 is an empty
+     slot).  A key may live in either of two slots (SLOT_A, SLOT_B):
+     where the first is taken by a key read as often, the second is
+     usually free.  Two threads missing the same key at once may count
+     one miss: harmless. */
   tag = (apr_uint32_t)(fp >> 32) & ~MISS_MASK;
-  old = __atomic_load_n(slot, __ATOMIC_RELAXED);
-  misses = (old & ~MISS_MASK) == tag && (old & MISS_MASK) ? old & MISS_MASK
-                                                          : 0;
+  first = __atomic_load_n(&admit_table[SLOT_A(fp)], __ATOMIC_RELAXED);
+  second = __atomic_load_n(&admit_table[SLOT_B(fp)], __ATOMIC_RELAXED);
+  if (holds(first, tag))
+    slot = &admit_table[SLOT_A(fp)], misses = first & MISS_MASK;
+  else if (holds(second, tag))
+    slot = &admit_table[SLOT_B(fp)], misses = second & MISS_MASK;
+  else if (!(first & MISS_MASK))
+    slot = &admit_table[SLOT_A(fp)];
+  else if (!(second & MISS_MASK))
+    slot = &admit_table[SLOT_B(fp)];
+  else if (coin_says_keep())
+    return FALSE;
+  else
+    slot = &admit_table[(first & MISS_MASK) <= (second & MISS_MASK)
+                        ? SLOT_A(fp) : SLOT_B(fp)];
   if (misses < MISS_MASK)
     misses++;
   __atomic_store_n(slot, tag | misses, __ATOMIC_RELAXED);
