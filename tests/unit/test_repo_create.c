@@ -178,6 +178,8 @@ test_create_options(void **state)
   expect_no_error(err);
   assert_string_equal(db_file(apr_pstrcat(pool, db, "-old", SVN_VA_NULL),
                               "format", pool), "1\n");
+  assert_null(svn_io_remove_dir2(apr_pstrcat(pool, db, "-old", SVN_VA_NULL),
+                                 FALSE, NULL, NULL, pool));
   svn_pool_destroy(pool);
 }
 
