@@ -1,9 +1,9 @@
 /* cache_admit.c --- second-miss admission to the membuffer
  * (cache_admit.h).
  *
- * The table: ADMIT_SLOTS 32-bit tags, indexed by the low bits of a
- * 64-bit fingerprint, holding its high 32 bits (| 1, so that an empty
- * slot never matches).  Loads and stores are relaxed atomics: threads
+ * The table: ADMIT_SLOTS 32-bit slots, each a tag (the high 30 bits of
+ * a 64-bit fingerprint) and a miss count (the low 2 bits, 0 for an
+ * empty slot); a key's two candidate slots are SLOT_A and SLOT_B.  Loads and stores are relaxed atomics: threads
  * may overwrite each other's tags, which only makes a value wait for
  * one more miss.
  */
@@ -15,8 +15,9 @@
 
 /* Slots of the table: 16,384 x 4 bytes, 64 kB of the process once
    touched.  A key is stored on its second miss if no other key took its
-   slot in between: after D other misses it is still there with a
-   probability of about exp(-D / 16,384).  For scale: an export of full
+   slot in between: after D other misses in a full table it is still
+   there with a probability of about exp(-D / 32,768) (a miss of a new
+   key evicts one of its two slots, on every other toss).  For scale: an export of full
    maven's trunk reads ~18,500 node-revs, a dump of its whole history
    ~285,000. */
 #define ADMIT_SLOTS 16384

@@ -11,14 +11,15 @@
  *
  * So some caches store a value read from disk only when the same key
  * was read from disk recently before: a process-wide table of
- * fingerprints, one slot per fingerprint's low bits, remembers the keys
+ * fingerprints, two candidate slots per fingerprint, remembers the keys
  * that missed and how often.  A key that misses for the second time (a
  * node-rev: the third, cache_admit.c says why) while its slot still
  * holds it is stored.  Servers keep that benefit: the table is shared
  * by every svn_fs_t of the process (mod_dav_svn opens one per request),
  * so the third request for a node-rev stores it.  Lossy by
- * design: two keys sharing a slot push each other out (the second
- * read then stores nothing), and a colliding fingerprint stores a value
+ * design: a key whose two slots other keys hold may not be remembered
+ * (its next read then stores nothing; cache_admit.c tosses a coin so
+ * that it is some time), and a colliding fingerprint stores a value
  * early; neither changes what a read returns.
  */
 #ifndef FSFS7_CACHE_ADMIT_H
