@@ -94,19 +94,39 @@ misses_needed(svn_fs_fs__admit_kind_t kind)
 }
 
 /* The fingerprint of KEY (KLEN bytes) of KIND in the repository with
-   SALT. */
+   SALT.  Every cache lookup of an admitted kind asks for one
+   (svn_fs_fs__admit_maybe_stored), so the key is taken eight bytes at a
+   time rather than FNV's one: byte-wise it was 2 % of Apache's CPU
+   serving a hot null-export, a GET per file. */
 static apr_uint64_t
 fingerprint(apr_uint64_t salt, svn_fs_fs__admit_kind_t kind,
             const void *key, apr_size_t klen)
 {
-  unsigned char k = (unsigned char)kind;
-  apr_uint64_t fp = fnv64(fnv64(salt, &k, 1), key, klen);
+  const unsigned char *p = key;
+  apr_uint64_t fp = salt ^ ((apr_uint64_t)kind << 56);
+  apr_uint64_t word, len = klen;
 
-  /* FNV-1a's low bits depend little on the last bytes: finish with
-     murmur3's mixer so that the slot (low bits) and the tag (high
-     bits) both depend on every byte. */
+  for (; klen >= 8; p += 8, klen -= 8)
+    {
+      memcpy(&word, p, 8);
+      fp = (fp ^ word) * APR_UINT64_C(0x9e3779b97f4a7c15);
+      fp ^= fp >> 29;
+    }
+  if (klen)
+    {
+      word = 0;
+      memcpy(&word, p, klen);
+      fp = (fp ^ word) * APR_UINT64_C(0x9e3779b97f4a7c15);
+      fp ^= fp >> 29;
+    }
+  /* The length last: a short key is zero-padded above. */
+  fp = (fp ^ len) * APR_UINT64_C(0x9e3779b97f4a7c15);
+  /* murmur3's finaliser, so that the slots (low bits), the filter
+     (middle bits) and the tag (high bits) all depend on every byte. */
   fp ^= fp >> 33;
   fp *= APR_UINT64_C(0xff51afd7ed558ccd);
+  fp ^= fp >> 33;
+  fp *= APR_UINT64_C(0xc4ceb9fe1a85ec53);
   fp ^= fp >> 33;
   return fp;
 }
