@@ -26,7 +26,8 @@
 #  4. fsfs7-rebuild: the module is rebuilt for the new libsvn1 (a build log
 #     with compiler lines, LIBDIR/V+b1/ with built-for naming it), the
 #     switch names it, fsfs7-enable's guard accepts it (and refuses the
-#     module of the old libsvn1); Apache restarted by fsfs7-rebuild and a
+#     module of the old libsvn1); Apache restarted gracefully by
+#     fsfs7-rebuild (same parent, no replaced library left mapped) and a
 #     new svnserve map /usr/lib/fsfs7/V+b1/libsvn_fs_fs-1.so.1, and a
 #     commit through each works; stock verifies the repository;
 #  5. the original packages back (dpkg -i): the switch names the package's
@@ -221,8 +222,15 @@ check "fsfs7-enable refuses with no module" sh -c '! fsfs7-enable --no-restart a
 
 # ---- 4. the rebuild -------------------------------------------------------------------
 log "4. fsfs7-rebuild (builds the module for $NEW; minutes)"
+parent_before=$(cat "$apache_dir/run/apache2.pid" 2>/dev/null)
 check "fsfs7-rebuild" fsfs7-rebuild > "$work/rebuild.log" 2>&1
 cat "$work/rebuild.log" >&2
+# A graceful restart: the same parent (its listening socket stayed), no
+# library of before left mapped in it.
+check "Apache restarted gracefully (parent $parent_before kept)" \
+  test "$(cat "$apache_dir/run/apache2.pid" 2>/dev/null)" = "$parent_before"
+check "no replaced Subversion library mapped in Apache's parent" \
+  sh -c "! grep -E 'libsvn_[a-z_]*-1\.so.* \(deleted\)' /proc/$parent_before/maps"
 check "build log has compiler lines" grep -q 'libsvn_fs_fs-1.la' "/var/lib/fsfs7/rebuild-$NEW.log"
 check "switch names $NEW" test "$(readlink $lib/current)" = "$NEW"
 check "built-for names libsvn1 $NEW" grep -qx "LIBSVN1_VERSION=$NEW" "$lib/$NEW/built-for"
