@@ -4,7 +4,7 @@ both modules, alternating:
 
     tools/bench/cache_size.py --stock DIR --fsfs7 DIR --repo REPO
                               [--pairs 5] [--big 1024] [--dump-revs 0:5000]
-                              [--rows dump,export,null-export,log]
+                              [--rows dump,export,null-export,log,null-log-v,null-list]
                               [--modules stock,fsfs7]
 
 For every row and every round, runs the command four times in turn:
@@ -49,6 +49,10 @@ def rows(args):
                                    + (["--config-option", cfg % big] if big
                                       else [])
                                    + [url]),
+        "null-list": lambda big: (["svnbench", "null-list", "-R", "-q"]
+                                  + (["--config-option", cfg % big] if big
+                                     else [])
+                                  + [url + "/trunk"]),
     }
     return [(name, table[name]) for name in args.rows.split(",")]
 
