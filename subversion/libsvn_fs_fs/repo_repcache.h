@@ -39,8 +39,10 @@ svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
    tables of schema version 1 and agree on the rows they share (the
    copy's last row and the number of rows up to it); then *APPENDED is
    TRUE and the copy holds no row after YOUNGEST that it did not hold
-   before.  Otherwise, and on any SQLite error, DST_PATH is left as it was
-   and *APPENDED is FALSE: the caller copies the whole file.  A missing
+   before.  Otherwise DST_PATH is left as it was and *APPENDED is FALSE:
+   the caller copies the whole file; so too when DST_PATH is damaged.
+   Other SQLite failures (I/O, a full disk, no access) leave DST_PATH as
+   it was and give SVN_ERR_SQLITE_ERROR naming both files.  A missing
    DST_PATH is not created. */
 svn_error_t *
 svn_fs_fs__rep_cache_append_new(svn_boolean_t *appended,

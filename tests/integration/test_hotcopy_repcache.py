@@ -12,7 +12,8 @@ some 35 pages) and made by the stock module; the cases: new rows after
 commits (formats 6 and 7, counted: the pages our copy writes), rows
 deleted or changed in the copy, rows removed in the source by a recover,
 rows of a commit landing after a later commit's (the copy must not keep
-the hole the prune leaves), a copy without rep-cache.db, and format 8
+the hole the prune leaves), a copy without rep-cache.db, one with a
+damaged file (refused, as by stock), and format 8
 (WITHOUT ROWID: always the whole file).  Tests are named
 test_hotcopy_repcache_<what>.
 """
@@ -265,6 +266,26 @@ class HotcopyRepCache(unittest.TestCase):
         os.remove(db(dst))
         hotcopy_ours(self, src, dst)
         same_as_full_copy(self, src, dst, "copy without rep-cache.db")
+
+    def test_hotcopy_repcache_damaged_copy(self):
+        """A copy whose rep-cache.db is no database any more: nothing to
+        append to; the whole-file copy then fails on it as stock's does
+        (E200030, both files named)."""
+        src = fresh("f7", "bad-src")
+        commit(src)
+        runs = {}
+        for name, runner in (("stock", T.stock), ("ours", T.ours)):
+            dst = S.path("bad-dst-" + name)
+            T.stock_ok("svnadmin", "hotcopy", src, dst)
+            commit(src)
+            with open(db(dst), "r+b") as f:
+                f.write(b"this is no SQLite file" * 200)
+            runs[name] = runner("svnadmin", "hotcopy", "--incremental", "-q", src, dst)
+        self.assertEqual((runs["ours"].returncode, T.errcodes(runs["ours"])),
+                         (runs["stock"].returncode, T.errcodes(runs["stock"])),
+                         "stock %s / ours %s" % (T.describe(runs["stock"]),
+                                                 T.describe(runs["ours"])))
+        self.assertIn(db(S.path("bad-dst-ours")).encode(), runs["ours"].stderr)
 
     def test_hotcopy_repcache_format8(self):
         """Format 8's WITHOUT ROWID table: the file is copied whole, and
