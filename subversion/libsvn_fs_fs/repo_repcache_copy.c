@@ -23,7 +23,8 @@
  *                          in rowid order; rows after the youngest
  *                          revision are left out (REPCACHE-1) while only
  *                          such rows follow them
- *     COMMIT, or ROLLBACK and "not appended"
+ *     COMMIT; else ROLLBACK and "not appended" (the caller copies the
+ *     whole file), or, on I/O and other failures, an error
  *
  * Cost: the lookups are a descent of the b-trees each (rowid and
  * count of the rows above D) and the rows written are the new ones; the
@@ -38,7 +39,6 @@
  * which no later append would bring back.
  */
 #include <sqlite3.h>
-#include <string.h>
 
 #include "svn_dirent_uri.h"
 #include "svn_io.h"
