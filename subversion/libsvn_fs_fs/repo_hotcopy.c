@@ -9,9 +9,12 @@
  *     copy_packed_shards     revs/S.pack, revprops/S.pack (+ r0 props)
  *     min-unpacked-rev, then drop shards the copy now has packed
  *     copy_unpacked_revs     revs/.../R and revprops/.../R up to youngest
- *     current                then copy_rep_cache: rep-cache.db through
- *                            SQLite's backup API, rows after the youngest
- *                            dropped (never rows the copy lacks revs for)
+ *     current                then copy_rep_cache: an earlier copy's
+ *                            rep-cache.db gets the source's new rows
+ *                            appended when the files agree (repo_repcache_
+ *                            copy.c); else the whole file through SQLite's
+ *                            backup API, rows after the youngest dropped
+ *                            (never rows the copy lacks revs for)
  *     format                 last, so a half copy cannot be opened
  *
  * Files are copied when missing, of another size, or newer in the source
@@ -228,20 +231,16 @@ create_own_file(hotcopy_t *h, const char *rel, svn_boolean_t with_text,
                                                   text->len, pool));
 }
 
-/* rep-cache.db may be written to while we copy: use SQLite's online
-   backup so the copy is a consistent snapshot (HOTCOPY-2). */
+/* Copy rep-cache.db whole.  It may be written to while we copy: SQLite's
+   online backup gives a consistent snapshot (HOTCOPY-2). */
 static svn_error_t *
-copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
+backup_rep_cache(hotcopy_t *h, apr_pool_t *pool)
 {
   const char *src = src_of(h, "rep-cache.db", pool);
   sqlite3 *from = NULL, *to = NULL;
   sqlite3_backup *backup;
-  svn_node_kind_t kind;
   int rc;
 
-  SVN_ERR(svn_io_check_path(src, &kind, pool));
-  if (kind != svn_node_file)
-    return SVN_NO_ERROR;
   rc = sqlite3_open_v2(src, &from, SQLITE_OPEN_READONLY, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_open(dst_of(h, "rep-cache.db", pool), &to);
@@ -263,14 +262,43 @@ copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
                              svn_dirent_local_style(
                                dst_of(h, "rep-cache.db", pool), pool),
                              sqlite3_errstr(rc));
+  return SVN_NO_ERROR;
+}
+
+/* Give the copy the source's rep-cache.db rows up to the youngest
+   revision (HOTCOPY-2, REPCACHE-1).  An earlier copy whose file agrees
+   with the source's gets the new rows appended, its other pages left
+   alone (HOTCOPY-5); any other copy gets the whole file, then loses the
+   rows after the youngest revision. */
+static svn_error_t *
+copy_rep_cache(hotcopy_t *h, apr_pool_t *pool)
+{
+  const char *src = src_of(h, "rep-cache.db", pool);
+  const char *dst = dst_of(h, "rep-cache.db", pool);
+  svn_boolean_t appended = FALSE;
+  svn_node_kind_t kind;
+
+  SVN_ERR(svn_io_check_path(src, &kind, pool));
+  if (kind != svn_node_file)
+    return svn_error_trace(svn_fs_fs__rep_cache_prune(h->dst, h->youngest,
+                                                      pool));
+  /* A copy ahead of its source (swapped arguments) is not an earlier
+     copy of it. */
+  if (h->incremental && h->youngest >= h->dst_youngest)
+    SVN_ERR(svn_fs_fs__rep_cache_append_new(&appended, src, dst,
+                                            h->youngest, pool));
+  if (!appended)
+    SVN_ERR(backup_rep_cache(h, pool));
   /* The source's mode, made writable, as stock does: the copy must take
      commits of every user the source did. */
-  SVN_ERR(svn_io_copy_perms(src, dst_of(h, "rep-cache.db", pool), pool));
-  SVN_ERR(svn_io_set_file_read_write(dst_of(h, "rep-cache.db", pool), FALSE,
-                                     pool));
+  SVN_ERR(svn_io_copy_perms(src, dst, pool));
+  SVN_ERR(svn_io_set_file_read_write(dst, FALSE, pool));
   /* Keep the stock layout: the (empty) journal file exists beside it. */
-  return svn_error_trace(create_own_file(h, "rep-cache.db-journal", FALSE,
-                                         pool));
+  SVN_ERR(create_own_file(h, "rep-cache.db-journal", FALSE, pool));
+  if (appended)
+    return SVN_NO_ERROR;
+  return svn_error_trace(svn_fs_fs__rep_cache_prune(h->dst, h->youngest,
+                                                    pool));
 }
 
 /* Everything but revisions, rep-cache, current, min-unpacked-rev and
@@ -534,7 +562,6 @@ hotcopy_body(void *baton, apr_pool_t *pool)
      Rows of commits that finished after we read the youngest revision
      are dropped for the same reason. */
   SVN_ERR(copy_rep_cache(h, pool));
-  SVN_ERR(svn_fs_fs__rep_cache_prune(h->dst, h->youngest, pool));
   if (h->incremental)
     return SVN_NO_ERROR;
   format.format = ffd->format;

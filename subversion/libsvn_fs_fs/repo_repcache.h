@@ -2,7 +2,8 @@
  * (admin layer; doc/format/layout.md REPCACHE-1).
  *
  * Owner: the admin layer (repo_recover.c, repo_hotcopy.c, the
- * build-repcache ioctl of fs_vtable.c).
+ * build-repcache ioctl of fs_vtable.c); implemented by repo_repcache.c
+ * and, for incremental hot copies, repo_repcache_copy.c.
  */
 #ifndef FSFS7_REPO_REPCACHE_H
 #define FSFS7_REPO_REPCACHE_H
@@ -30,6 +31,24 @@ typedef struct svn_fs_fs__repcache_range_t
 svn_error_t *
 svn_fs_fs__rep_cache_prune(const char *db_path, svn_revnum_t youngest,
                            apr_pool_t *scratch_pool);
+
+/* Bring DST_PATH, the rep-cache.db of an earlier hot copy, up to date
+   with SRC_PATH, the source repository's, by inserting the source's rows
+   above DST_PATH's largest rowid that name revisions up to YOUNGEST, with
+   their rowids, in one transaction (HOTCOPY-5).  Only when both are rowid
+   tables of schema version 1 and agree on the rows they share (the
+   copy's last row and the number of rows up to it); then *APPENDED is
+   TRUE and the copy holds no row after YOUNGEST that it did not hold
+   before.  Otherwise DST_PATH is left as it was and *APPENDED is FALSE:
+   the caller copies the whole file; so too when DST_PATH is damaged.
+   Other SQLite failures (I/O, a full disk, no access) leave DST_PATH as
+   it was and give SVN_ERR_SQLITE_ERROR naming both files.  A missing
+   DST_PATH is not created. */
+svn_error_t *
+svn_fs_fs__rep_cache_append_new(svn_boolean_t *appended,
+                                const char *src_path, const char *dst_path,
+                                svn_revnum_t youngest,
+                                apr_pool_t *scratch_pool);
 
 /* Rebuild rep-cache.db rows for revisions START..END of FS (START
    invalid: from r1; END must exist), as 'svnadmin build-repcache' does

@@ -288,11 +288,19 @@ def verify_stock(cache, path, full_max, envs):
 
 # -- working copies of repositories -----------------------------------------
 
+# --real-copies: every working copy a full `cp -a` (slower, no file
+# shared with the cache at all).
+REAL_COPIES = {"on": False}
+
+
 def link_copy(src, dst):
     """DST: a copy of repository SRC sharing its revision and revprop
     files (never rewritten in place) by hard links; everything else is a
     real copy, so writing through DST leaves SRC alone."""
     shutil.rmtree(dst, ignore_errors=True)
+    if REAL_COPIES["on"]:
+        subprocess.run(["cp", "-a", src, dst], check=True)
+        return
     subprocess.run(["cp", "-al", src, dst], check=True)
     for root, dirs, files in os.walk(dst):
         rel = os.path.relpath(root, dst)
@@ -607,11 +615,15 @@ def main():
                     "--report-only, a comma list to merge")
     ap.add_argument("--report-only", action="store_true",
                     help="print the tables of --results, measure nothing")
+    ap.add_argument("--real-copies", action="store_true",
+                    help="copy the cached repositories whole (cp -a) "
+                         "instead of hard-linking their revision files")
     ap.add_argument("--module-dir", default=os.environ.get(
         "FSFS7_MODULE_DIR",
         os.path.join(TOP, "subversion", "libsvn_fs_fs", ".libs")))
     args = ap.parse_args()
     args.ops = [o for o in args.ops.split(",") if o]
+    REAL_COPIES["on"] = args.real_copies
     if args.heavy_trials is None:
         args.heavy_trials = args.trials
     args.cache = os.path.abspath(args.cache)
