@@ -60,6 +60,13 @@ GEN_SEED = int(os.environ.get("FSFS7_GEN_SEED", "7"))
 CACHE = os.environ.get("FSFS7_TEST_CACHE", "/tmp/fsfs7-test-cache")
 JOBS = max(1, min(4, os.cpu_count() or 1))
 SLOW = os.environ.get("FSFS7_SLOW", "") not in ("", "0")
+
+# The heaviest server-topology cases (replicas, a switch under load) run
+# in `make check-topology` and `make check-slow`, not in `make check`,
+# which must stay within ten minutes on a busy machine; CI runs both.
+TOPOLOGY = SLOW or os.environ.get("FSFS7_TOPOLOGY", "") not in ("", "0")
+topology = unittest.skipUnless(
+    TOPOLOGY, "server topology: FSFS7_TOPOLOGY=1 (make check-topology)")
 IN_CI = os.environ.get("CI") == "true"
 TIMEOUT = 1200
 

@@ -685,6 +685,7 @@ class Deploy(unittest.TestCase):
                 os.killpg(d.pid, signal.SIGKILL)
                 d.wait()
 
+    @T.topology
     def test_deploy_inetd_switch_under_load(self):
         """svnserve under inetd, switched to fsfs7 and back by editing its
         inetd.conf line while 4 clients commit: the line takes effect at

@@ -380,6 +380,7 @@ def check_topology(tc, tag, master_ours, replicas_ours):
 
 
 class Replica(unittest.TestCase):
+    @T.topology
     def test_replica_fsfs7_everywhere(self):
         check_topology(self, "all-fsfs7", True, True)
 
