@@ -1068,13 +1068,14 @@ class Deploy(unittest.TestCase):
             self.assertNotEqual(mapped(before), mine())
             os.unlink(broken)
 
-            # The switch, as documented: a LoadFile and a graceful restart
-            # (no request in progress: nothing to wait for).
+            # The switch, as documented: a LoadFile and a graceful restart.
+            # No request is in progress, but the old children leave in
+            # their own time: on a busy machine fsfs7-enable may still see
+            # them and wait ("previous generation"), which is right.
             p = sh([tool("fsfs7-enable"), "--drain", "20", "apache2"], env=env, ok=False,
                    timeout=60)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr + apache.error_log())
             self.assertIn("graceful restart of apache2 (pid %d)" % apache.pid(), p.stdout)
-            self.assertNotIn("previous generation", p.stdout)
             self.assertIn("fsfs7-check --txns", p.stdout)
             with open(os.path.join(apache.dir, "mods-enabled", "00fsfs7.load")) as f:
                 self.assertIn("LoadFile %s/libsvn_fs_fs-1.so.1" % moddir(), f.read())
