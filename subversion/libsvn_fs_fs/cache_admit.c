@@ -137,6 +137,7 @@ static void
 count_store(svn_fs_fs__admit_kind_t kind)
 {
   if (kind == svn_fs_fs__admit_noderev || kind == svn_fs_fs__admit_changes
+      || kind == svn_fs_fs__admit_path
       || kind == svn_fs_fs__admit_l2p_page
       || kind == svn_fs_fs__admit_p2l_page)
     svn_fs_fs__note_long_term_store();

@@ -37,6 +37,7 @@ typedef enum svn_fs_fs__admit_kind_t
   svn_fs_fs__admit_text,
   svn_fs_fs__admit_p2l_page,
   svn_fs_fs__admit_revfile_image,
+  svn_fs_fs__admit_path,          /* lookup.c's node-revs by path */
   svn_fs_fs__admit_revprops       /* the last: cache_admit.c's tables
                                      have one filter per kind up to it */
 } svn_fs_fs__admit_kind_t;

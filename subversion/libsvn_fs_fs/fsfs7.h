@@ -269,6 +269,7 @@ typedef struct svn_fs_fs__data_t
      in caching.h beside each field's constructor. */
   svn_cache__t *rev_root_id_cache;     /* revnum -> root noderev id      */
   svn_cache__t *node_revision_cache;   /* (rev,item) -> noderev          */
+  svn_cache__t *path_node_cache;       /* (rev,path) -> noderev (lookup.c) */
   svn_cache__t *dir_cache;             /* rep key -> sorted dirent array */
   svn_cache__t *fulltext_cache;        /* rep key -> fulltext            */
   svn_cache__t *fulltext_long_cache;   /* the same, in the large

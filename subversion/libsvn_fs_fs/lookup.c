@@ -3,7 +3,8 @@
  *
  * Owns: turning "/a/b/c" into the node-rev reached by following directory
  * entries from the root node-rev of a revision or transaction, the
- * per-root lookup cache (revision roots only) and the exact errors the
+ * per-root lookup cache (revision roots only), the process-wide cache of
+ * node-revs by revision and path behind it, and the exact errors the
  * stock module reports for missing paths.
  * The directory and node-rev reads themselves are the nodes layer's
  * (node.h).  Rules: doc/format/tree.md (TREE-2).
@@ -19,10 +20,15 @@
 #endif
 #include "private/svn_fs_util.h"
 
+#include "private/svn_string_private.h"
+
+#include "cache_admit.h"
+#include "caching.h"
 #include "corrupt.h"
 #include "id.h"
 #include "lookup.h"
 #include "node.h"
+#include "node_cache.h"
 
 /* Entries per cache generation (see svn_fs_fs__root_data_t).  An entry
    (path, node-rev, hash slot) takes ~600 bytes of pool, so the two
@@ -319,6 +325,108 @@ cache_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
   cache_put(rd, path, fresh);
   *noderev = fresh;
   return SVN_NO_ERROR;
+}
+
+/* The process-wide cache of node-revs by (revision, path): the membuffer
+   behind the per-root caches, shared by every svn_fs_t of the process.
+   mod_dav_svn opens an svn_fs_t per connection and serf fetches each
+   file of an export over one of four connections, at
+   /!svn/rvr/CREATED-REV/PATH, after the update report's connection
+   looked the same (CREATED-REV, PATH) up for the file's checked-in
+   link (dav_svn__get_safe_cr).  Without this cache every such GET
+   walked from the root of a revision its svn_fs_t had never seen: 17
+   membuffer lookups per file (4,000-file trunk), against one here.
+   Values are stored through the admission table (cache_admit.h): a
+   path walked once (a dump's, a verify's) stores nothing. */
+
+/* Lookups answered by the shared cache (a counter for tests). */
+apr_uint64_t svn_fs_fs__shared_path_hits = 0;
+
+/* The key of canonical PATH in revision REV: the decimal revision, then
+   the path, which starts with '/', so no two pairs share a key. */
+static const char *
+shared_key(apr_size_t *klen, svn_revnum_t rev, const char *path,
+           apr_pool_t *pool)
+{
+  apr_size_t len = strlen(path);
+  char *key = apr_palloc(pool, SVN_INT64_BUFFER_SIZE + len + 1);
+  apr_size_t digits = svn__i64toa(key, rev);
+
+  memcpy(key + digits, path, len + 1);
+  *klen = digits + len;
+  return key;
+}
+
+/* Whether revision ROOT's lookups of canonical PATH go through the
+   shared cache: never the root directory (its node-rev is the root's own
+   and costs no walk) nor transaction roots (mutable). */
+static svn_boolean_t
+shared_applies(svn_fs_fs__root_data_t *rd, const char *path)
+{
+  return rd->cache && !rd->in_txn && path[1] != '\0'
+         && SVN_FS_FS__DATA(rd->fs)->path_node_cache;
+}
+
+/* The node-rev of canonical PATH in revision root RD from the shared
+   cache into RD's path cache (current generation), or NULL. */
+static svn_error_t *
+shared_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
+           const char *path, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(rd->fs);
+  svn_fs_fs__noderev_t *found_node;
+  svn_boolean_t found;
+  apr_size_t klen;
+  const char *key;
+
+  *noderev = NULL;
+  if (!shared_applies(rd, path))
+    return SVN_NO_ERROR;
+  key = shared_key(&klen, rd->rev, path, scratch_pool);
+  SVN_ERR(svn_fs_fs__admit_get((void **)&found_node, &found,
+                               ffd->path_node_cache, ffd->admit_salt,
+                               svn_fs_fs__admit_path, key, klen,
+                               rd->cache->nodes_pool[0]));
+  if (!found)
+    return SVN_NO_ERROR;
+  svn_fs_fs__shared_path_hits++;
+  apr_hash_set(rd->cache->nodes[0], apr_pstrdup(rd->cache->nodes_pool[0],
+                                                path),
+               APR_HASH_KEY_STRING, found_node);
+  *noderev = found_node;
+  return SVN_NO_ERROR;
+}
+
+/* Offer NODEREV, just walked to at canonical PATH in revision root RD,
+   to the shared cache. */
+static svn_error_t *
+shared_offer(svn_fs_fs__root_data_t *rd, const char *path,
+             const svn_fs_fs__noderev_t *noderev, apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(rd->fs);
+  apr_size_t klen;
+  const char *key;
+
+  if (!shared_applies(rd, path))
+    return SVN_NO_ERROR;
+  key = shared_key(&klen, rd->rev, path, scratch_pool);
+  return svn_error_trace(svn_fs_fs__admit_store(
+           ffd->path_node_cache, ffd->admit_salt, svn_fs_fs__admit_path,
+           key, klen, FALSE, (void *)noderev, scratch_pool));
+}
+
+svn_error_t *
+svn_fs_fs__lookup_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
+                              const char *prefix, apr_pool_t *result_pool,
+                              apr_pool_t *scratch_pool)
+{
+  svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
+
+  return svn_error_trace(svn_fs_fs__make_cache(
+           &ffd->path_node_cache, membuffer, svn_fs_fs__noderev_serialize,
+           svn_fs_fs__noderev_deserialize, APR_HASH_KEY_STRING, prefix,
+           "lookup:path", SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
+           result_pool, scratch_pool));
 }
 
 /* TREE-2: an entry at CHILD_PATH is a file or a directory, nothing
@@ -653,10 +761,15 @@ lookup(const svn_fs_fs__noderev_t **noderev, svn_fs_root_t *root,
 
   cache_prepare(root);
   SVN_ERR(cache_get(noderev, rd, canon, scratch_pool));
+  if (!*noderev)
+    SVN_ERR(shared_get(noderev, rd, canon, scratch_pool));
   if (*noderev)
     return SVN_NO_ERROR;
-  return svn_error_trace(walk(noderev, NULL, NULL, root, canon, tolerant,
-                              NULL, scratch_pool));
+  SVN_ERR(walk(noderev, NULL, NULL, root, canon, tolerant, NULL,
+               scratch_pool));
+  if (*noderev)
+    SVN_ERR(shared_offer(rd, canon, *noderev, scratch_pool));
+  return SVN_NO_ERROR;
 }
 
 svn_error_t *
@@ -699,10 +812,16 @@ svn_fs_fs__root_kind(svn_node_kind_t *kind, svn_fs_root_t *root,
                                                name, scratch_pool));
     }
   SVN_ERR(cache_get(&noderev, rd, canon, scratch_pool));
+  if (!noderev)
+    SVN_ERR(shared_get(&noderev, rd, canon, scratch_pool));
   *kind = svn_node_none;
   if (!noderev)
-    SVN_ERR(walk(&noderev, kind, NULL, root, canon, TRUE, NULL,
-                 scratch_pool));
+    {
+      SVN_ERR(walk(&noderev, kind, NULL, root, canon, TRUE, NULL,
+                   scratch_pool));
+      if (noderev)
+        SVN_ERR(shared_offer(rd, canon, noderev, scratch_pool));
+    }
   if (noderev)
     *kind = noderev->kind;
   return SVN_NO_ERROR;

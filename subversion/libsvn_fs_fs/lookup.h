@@ -145,6 +145,14 @@ svn_fs_fs__txn_root_create(svn_fs_root_t **root_p, svn_fs_t *fs,
                            const char *txn_name, svn_revnum_t base_rev,
                            apr_uint32_t flags, apr_pool_t *pool);
 
+/* Create FS's process-wide cache of node-revs by revision and path in
+   MEMBUFFER (none when MEMBUFFER is NULL), under the repository's key
+   PREFIX (caching.h). */
+svn_error_t *
+svn_fs_fs__lookup_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
+                              const char *prefix, apr_pool_t *result_pool,
+                              apr_pool_t *scratch_pool);
+
 /* An empty path -> value hash in POOL, for the lookup cache: hashes its
    keys a machine word at a time.  APR's default function takes a byte at
    a time, and a lookup hashes every prefix of its path, mostly twice

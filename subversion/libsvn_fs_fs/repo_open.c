@@ -27,6 +27,7 @@
 #include "format.h"
 #include "fsconf.h"
 #include "index.h"
+#include "lookup.h"
 #include "node.h"
 #include "paths.h"
 #include "rep_read.h"
@@ -256,6 +257,8 @@ init_caches(svn_fs_t *fs, const char *repo_path, apr_pool_t *scratch_pool)
                                        scratch_pool));
   SVN_ERR(svn_fs_fs__nodes_init_caches(fs, membuffer, prefix, fs->pool,
                                        scratch_pool));
+  SVN_ERR(svn_fs_fs__lookup_init_caches(fs, membuffer, prefix, fs->pool,
+                                        scratch_pool));
   SVN_ERR(svn_fs_fs__reps_init_caches(fs, membuffer, prefix, fs->pool,
                                       scratch_pool));
   return svn_error_trace(svn_fs_fs__revprops_init_caches(fs, scratch_pool));

@@ -32,6 +32,7 @@
 #include "repo.h"
 #include "tree.h"
 #include "id.h"
+#include "cache_admit.h"
 #include "lookup.h"
 #include "node.h"
 
@@ -39,6 +40,9 @@
    kinds answered from the kind memo. */
 extern apr_uint64_t svn_fs_fs__recent_dir_hits;
 extern apr_uint64_t svn_fs_fs__kind_memo_hits;
+/* lookup.c's counter of lookups answered by the process-wide cache of
+   node-revs by revision and path. */
+extern apr_uint64_t svn_fs_fs__shared_path_hits;
 
 typedef struct fixture_t
 {
@@ -643,6 +647,88 @@ test_shared_path_cache(void **state)
   svn_pool_destroy(root_pool);
 }
 
+/* A lookup through one svn_fs_t is answered from the process-wide cache
+   once the same (revision, path) was walked through two others (the
+   admission table stores at the second miss), with the node-rev of that
+   revision: /trunk/a.txt has a node-rev of its own in r1 and in r2, and
+   /branches/b/a.txt is reached through a copy in r3.  check_path is
+   answered from it as well; the root directory and missing paths never
+   are. */
+static void
+test_shared_across_fs(void **state)
+{
+  static const struct { svn_revnum_t rev; const char *path; } cases[] = {
+    { 1, "/trunk/a.txt" }, { 2, "/trunk/a.txt" }, { 2, "/trunk/d" },
+    { 3, "/branches/b/a.txt" }, { 4, "/branches/b/a.txt" } };
+  const int n = (int)(sizeof(cases) / sizeof(cases[0]));
+  apr_pool_t *pool = svn_pool_create(fixture.pool);
+  const svn_fs_fs__noderev_t *first[5], *got;
+  svn_fs_t *fs[3];
+  apr_uint64_t hits;
+  int i, k;
+
+  for (k = 0; k < 3; k++)
+    {
+      fs[k] = open_repo_in(&fixture, "repo", pool);
+      assert_non_null(fs[k]);
+    }
+  /* Two walks through two svn_fs_t: nothing is found shared yet (the
+     earlier tests' walks of these paths forgotten). */
+  svn_fs_fs__admit_reset();
+  hits = svn_fs_fs__shared_path_hits;
+  for (k = 0; k < 2; k++)
+    for (i = 0; i < n; i++)
+      {
+        svn_fs_root_t *root;
+
+        OK(svn_fs_fs__revision_root(&root, fs[k], cases[i].rev, pool));
+        OK(svn_fs_fs__root_lookup(&got, root, cases[i].path, pool));
+        if (k == 0)
+          first[i] = got;
+        else
+          assert_true(svn_fs_fs__id_eq(got->id, first[i]->id));
+      }
+  assert_int_equal(svn_fs_fs__shared_path_hits, hits);
+
+  /* The third finds every one, each the node-rev of its own revision. */
+  for (i = 0; i < n; i++)
+    {
+      svn_fs_root_t *root;
+
+      OK(svn_fs_fs__revision_root(&root, fs[2], cases[i].rev, pool));
+      OK(svn_fs_fs__root_lookup(&got, root, cases[i].path, pool));
+      assert_true(svn_fs_fs__id_eq(got->id, first[i]->id));
+      assert_int_equal(got->kind, first[i]->kind);
+      assert_int_equal(svn_fs_fs__shared_path_hits, hits + i + 1);
+    }
+  assert_false(svn_fs_fs__id_eq(first[0]->id, first[1]->id));
+  assert_false(svn_fs_fs__id_eq(first[3]->id, first[4]->id));
+
+  {
+    /* check_path through a fourth svn_fs_t (its own, empty, per-revision
+       caches): one shared hit per path. */
+    svn_fs_t *fourth = open_repo_in(&fixture, "repo", pool);
+    svn_fs_root_t *root;
+    svn_node_kind_t kind;
+
+    hits = svn_fs_fs__shared_path_hits;
+    OK(svn_fs_fs__revision_root(&root, fourth, 2, pool));
+    OK(svn_fs_fs__root_kind(&kind, root, "/trunk/a.txt", pool));
+    assert_int_equal(kind, svn_node_file);
+    OK(svn_fs_fs__root_kind(&kind, root, "trunk/d", pool));
+    assert_int_equal(kind, svn_node_dir);
+    assert_int_equal(svn_fs_fs__shared_path_hits, hits + 2);
+    OK(svn_fs_fs__root_kind(&kind, root, "/", pool));
+    assert_int_equal(kind, svn_node_dir);
+    OK(svn_fs_fs__root_kind(&kind, root, "/trunk/none", pool));
+    assert_int_equal(kind, svn_node_none);
+    OK(svn_fs_fs__root_kind(&kind, root, "/trunk/none", pool));
+    assert_int_equal(kind, svn_node_none);
+    assert_int_equal(svn_fs_fs__shared_path_hits, hits + 2);
+  }
+  svn_pool_destroy(pool);
+}
+
 /* check_path answers as a lookup would, for every path of every
    revision, whether its parent is cached or not, and kinds of node-revs
    read before come from the kind memo; entries of the directory asked
@@ -839,6 +925,7 @@ main(void)
     cmocka_unit_test(test_verify_mergeinfo_damage),
     cmocka_unit_test(test_path_hash),
     cmocka_unit_test(test_shared_path_cache),
+    cmocka_unit_test(test_shared_across_fs),
     cmocka_unit_test(test_check_path_kinds),
     cmocka_unit_test(test_recent_listing),
     cmocka_unit_test(test_recent_listings_alternate),
