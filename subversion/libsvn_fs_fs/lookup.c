@@ -422,10 +422,12 @@ svn_fs_fs__lookup_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
 {
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
 
+  /* Low priority, as stock's DAG nodes: a hit saves a walk through
+     node-revs and listings that have caches of their own. */
   return svn_error_trace(svn_fs_fs__make_cache(
            &ffd->path_node_cache, membuffer, svn_fs_fs__noderev_serialize,
            svn_fs_fs__noderev_deserialize, APR_HASH_KEY_STRING, prefix,
-           "lookup:path", SVN_CACHE__MEMBUFFER_DEFAULT_PRIORITY,
+           "lookup:path", SVN_CACHE__MEMBUFFER_LOW_PRIORITY,
            result_pool, scratch_pool));
 }
 
