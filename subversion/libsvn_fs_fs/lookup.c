@@ -339,7 +339,8 @@ cache_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
    Values are stored through the admission table (cache_admit.h): a
    path walked once (a dump's, a verify's) stores nothing. */
 
-/* Lookups answered by the shared cache (a counter for tests). */
+/* Lookups answered by the shared cache (a counter for tests, added to
+   atomically: a threaded server's requests share it). */
 apr_uint64_t svn_fs_fs__shared_path_hits = 0;
 
 /* The key of canonical PATH in revision REV: the decimal revision, then
@@ -389,7 +390,7 @@ shared_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
                                rd->cache->nodes_pool[0]));
   if (!found)
     return SVN_NO_ERROR;
-  svn_fs_fs__shared_path_hits++;
+  __atomic_fetch_add(&svn_fs_fs__shared_path_hits, 1, __ATOMIC_RELAXED);
   apr_hash_set(rd->cache->nodes[0], apr_pstrdup(rd->cache->nodes_pool[0],
                                                 path),
                APR_HASH_KEY_STRING, found_node);
@@ -423,7 +424,10 @@ svn_fs_fs__lookup_init_caches(svn_fs_t *fs, svn_membuffer_t *membuffer,
   svn_fs_fs__data_t *ffd = SVN_FS_FS__DATA(fs);
 
   /* Low priority, as stock's DAG nodes: a hit saves a walk through
-     node-revs and listings that have caches of their own. */
+     node-revs and listings that have caches of their own, so under
+     pressure these go first.  (With no pressure the priority changes
+     nothing: lp through Apache with a 1 GB cache, 2,610 stores per hot
+     export at the default priority, 2,656 at the low one.) */
   return svn_error_trace(svn_fs_fs__make_cache(
            &ffd->path_node_cache, membuffer, svn_fs_fs__noderev_serialize,
            svn_fs_fs__noderev_deserialize, APR_HASH_KEY_STRING, prefix,

@@ -255,7 +255,8 @@ typedef struct kind_memo_t
 /* Counter for tests: slots of the largest kind memo mapped so far. */
 apr_size_t svn_fs_fs__kind_memo_slots = 0;
 
-/* Counter for tests: kinds answered from the memo. */
+/* Counter for tests: kinds answered from the memo (added to atomically:
+   a threaded server's requests share it). */
 apr_uint64_t svn_fs_fs__kind_memo_hits = 0;
 
 /* The word for (REV, ITEM) in *WORD and its slot in MEMO; NULL if the
@@ -373,7 +374,7 @@ kind_memo_get(svn_node_kind_t *kind, svn_fs_t *fs, const svn_fs_fs__id_t *id)
   if (!slot || (*slot & 3) == 0 || (*slot & ~(apr_uint64_t)3) != word)
     return FALSE;
   *kind = (svn_node_kind_t)(*slot & 3);
-  svn_fs_fs__kind_memo_hits++;
+  __atomic_fetch_add(&svn_fs_fs__kind_memo_hits, 1, __ATOMIC_RELAXED);
   return TRUE;
 }
 
@@ -900,7 +901,8 @@ typedef struct recent_dir_t
   svn_fs_fs__pair_cache_key_t asked[RECENT_DIRS];
 } recent_dir_t;
 
-/* Counter for tests: lookups answered from the recent listings. */
+/* Counter for tests: lookups answered from the recent listings (added
+   to atomically, as svn_fs_fs__kind_memo_hits). */
 apr_uint64_t svn_fs_fs__recent_dir_hits = 0;
 
 static svn_boolean_t
@@ -921,7 +923,7 @@ recent_dir_get(svn_fs_t *fs, const svn_fs_fs__pair_cache_key_t *key)
   for (i = 0; i < RECENT_DIRS; i++)
     if (recent->slots[i].len && key_eq(&recent->slots[i].key, key))
       {
-        svn_fs_fs__recent_dir_hits++;
+        __atomic_fetch_add(&svn_fs_fs__recent_dir_hits, 1, __ATOMIC_RELAXED);
         recent->slots[i].used = ++recent->clock;
         return &recent->slots[i];
       }
