@@ -392,9 +392,7 @@ shared_get(const svn_fs_fs__noderev_t **noderev, svn_fs_fs__root_data_t *rd,
   if (!found)
     return SVN_NO_ERROR;
   __atomic_fetch_add(&svn_fs_fs__shared_path_hits, 1, __ATOMIC_RELAXED);
-  apr_hash_set(rd->cache->nodes[0], apr_pstrdup(rd->cache->nodes_pool[0],
-                                                path),
-               APR_HASH_KEY_STRING, found_node);
+  cache_put(rd, path, found_node);
   *noderev = found_node;
   return SVN_NO_ERROR;
 }

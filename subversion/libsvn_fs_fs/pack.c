@@ -468,7 +468,9 @@ typedef struct item_list_t
 } item_list_t;
 
 /* An empty array of CAPACITY items in a fresh subpool *POOL of PARENT,
-   its elements not cleared (every pushed item is initialised). */
+   its elements not cleared: every pushed item is initialised, and
+   apr_array_make's clearing would touch the unused half of a doubled
+   array too. */
 static apr_array_header_t *
 item_array_make(apr_pool_t **pool, apr_pool_t *parent, int capacity)
 {

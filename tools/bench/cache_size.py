@@ -66,11 +66,12 @@ def run(cmd, moddir):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
     if os.path.basename(cmd[0]) == "svnbench":
         # Its summary ends with the time it took, which differs by run.
-        digest.update(b"".join(line for line in p.stdout
-                               if not line.rstrip().endswith(
-                                   b"seconds taken")))
-    for chunk in iter(lambda: p.stdout.read(1 << 20), b""):
-        digest.update(chunk)
+        for line in p.stdout:
+            if not line.rstrip().endswith(b"seconds taken"):
+                digest.update(line)
+    else:
+        for chunk in iter(lambda: p.stdout.read(1 << 20), b""):
+            digest.update(chunk)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - start
     if status != 0:
